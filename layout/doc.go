@@ -1,5 +1,12 @@
 // Package layout owns tmem's on-disk model: a .teammates workspace, its
-// teammates and their Markdown memory files. It finds and classifies files,
-// parses daily logs, typed memories and summaries, and writes them back
-// atomically, under locks, without ever leaving the workspace.
+// teammates and their Markdown memory files.
+//
+// Files enter through Open or Find (a Workspace), Files (a stat-only listing
+// that classifies every memory file by Kind) and Parse (a Doc: frontmatter,
+// title and `##` entries with line ranges). They leave through WriteFile,
+// AppendDaily and WriteMemory, which write atomically (temp file, fsync,
+// rename, fsync of the folder), take the teammate's advisory lock and refuse
+// any path that would leave the workspace.
+//
+// Library code here never reads the clock: callers pass the time in.
 package layout

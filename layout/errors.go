@@ -1,0 +1,28 @@
+package layout
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrNoWorkspace is returned when no .teammates folder can be found.
+var ErrNoWorkspace = errors.New("no .teammates workspace found")
+
+// ErrExists is returned when a write would replace a file it must not.
+var ErrExists = errors.New("file already exists")
+
+// ParseError reports a problem in a memory file at a given line.
+type ParseError struct {
+	Path string // relative to the workspace root where known
+	Line int    // 1-based; 0 when the problem is with the whole file
+	Err  error
+}
+
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.Path, e.Err)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }

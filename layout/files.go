@@ -1,0 +1,180 @@
+package layout
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Kind classifies a memory file.
+type Kind string
+
+// The kinds of memory file.
+const (
+	KindSoul      Kind = "soul"
+	KindGoals     Kind = "goals"
+	KindWisdom    Kind = "wisdom"
+	KindDaily     Kind = "daily"
+	KindTyped     Kind = "typed"
+	KindWeekly    Kind = "weekly"
+	KindMonthly   Kind = "monthly"
+	KindCrossTeam Kind = "crossteam"
+)
+
+// Kinds lists every kind, in listing order.
+var Kinds = []Kind{KindSoul, KindGoals, KindWisdom, KindDaily, KindTyped, KindWeekly, KindMonthly, KindCrossTeam}
+
+// The four typed-memory types.
+var Types = []string{"user", "feedback", "project", "reference"}
+
+// KnownType reports whether t is one of Types.
+func KnownType(t string) bool {
+	for _, k := range Types {
+		if k == t {
+			return true
+		}
+	}
+	return false
+}
+
+// File is one memory file, as seen by a directory listing: nothing here
+// needs the file's contents.
+type File struct {
+	Teammate string    // "" for workspace-level files
+	Kind     Kind      //
+	Path     string    // relative to the workspace root, slash-separated
+	Date     time.Time // daily: its day; weekly: its Monday; monthly: its 1st
+	Week     string    // weekly: "2026-W11"
+	Month    string    // monthly: "2026-03"
+	Type     string    // typed: from the file name prefix
+	Size     int64
+	ModTime  time.Time
+	// NameErr says why the file name does not fit its kind (a daily for
+	// 2026-02-30, a weekly for a week that does not exist); the file is
+	// still listed.
+	NameErr string
+}
+
+var (
+	dailyRe   = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.md$`)
+	weeklyRe  = regexp.MustCompile(`^\d{4}-W\d{2}\.md$`)
+	monthlyRe = regexp.MustCompile(`^\d{4}-\d{2}\.md$`)
+)
+
+// Files lists a teammate's memory files (SOUL, GOALS, WISDOM, dailies,
+// typed memories, weekly and monthly summaries), sorted by path. Dot-files
+// and files that are not Markdown are skipped.
+func (w *Workspace) Files(name string) ([]File, error) {
+	if err := ValidateName(name); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(w.Root, name)
+	var out []File
+	for _, k := range []struct {
+		file string
+		kind Kind
+	}{{"SOUL.md", KindSoul}, {"GOALS.md", KindGoals}, {"WISDOM.md", KindWisdom}} {
+		if st, err := os.Stat(filepath.Join(dir, k.file)); err == nil && st.Mode().IsRegular() {
+			out = append(out, File{Teammate: name, Kind: k.kind, Path: name + "/" + k.file, Size: st.Size(), ModTime: st.ModTime()})
+		}
+	}
+	for _, sub := range []string{"memory", "memory/weekly", "memory/monthly"} {
+		ents, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(sub)))
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list %s/%s: %w", name, sub, err)
+		}
+		for _, e := range ents {
+			fn := e.Name()
+			if strings.HasPrefix(fn, ".") || !strings.HasSuffix(fn, ".md") {
+				continue
+			}
+			info, err := e.Info()
+			if err != nil || !info.Mode().IsRegular() {
+				if info, err = os.Stat(filepath.Join(dir, filepath.FromSlash(sub), fn)); err != nil || !info.Mode().IsRegular() {
+					continue
+				}
+			}
+			f := Classify(name, sub, fn)
+			f.Size, f.ModTime = info.Size(), info.ModTime()
+			out = append(out, f)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// CrossTeam returns the workspace's CROSS-TEAM.md, if it exists.
+func (w *Workspace) CrossTeam() (File, bool) {
+	st, err := os.Stat(filepath.Join(w.Root, "CROSS-TEAM.md"))
+	if err != nil || !st.Mode().IsRegular() {
+		return File{}, false
+	}
+	return File{Kind: KindCrossTeam, Path: "CROSS-TEAM.md", Size: st.Size(), ModTime: st.ModTime()}, true
+}
+
+// Classify names the kind of the file fn in the teammate's folder sub
+// ("memory", "memory/weekly" or "memory/monthly").
+func Classify(teammate, sub, fn string) File {
+	f := File{Teammate: teammate, Path: teammate + "/" + sub + "/" + fn}
+	base := strings.TrimSuffix(fn, ".md")
+	switch {
+	case sub == "memory/weekly":
+		f.Kind, f.Week = KindWeekly, base
+		if !weeklyRe.MatchString(fn) {
+			f.NameErr = fmt.Sprintf("weekly summary file name %q is not YYYY-Wnn.md", fn)
+		} else if wk, err := ParseWeek(base); err != nil {
+			f.NameErr = err.Error()
+		} else {
+			f.Date = wk.Start()
+		}
+	case sub == "memory/monthly":
+		f.Kind, f.Month = KindMonthly, base
+		t, err := time.Parse("2006-01", base)
+		if !monthlyRe.MatchString(fn) || err != nil {
+			f.NameErr = fmt.Sprintf("monthly summary file name %q is not a valid YYYY-MM.md", fn)
+		} else {
+			f.Date = t
+		}
+	case dailyRe.MatchString(fn):
+		f.Kind = KindDaily
+		t, err := time.Parse(DateLayout, base)
+		if err != nil {
+			f.NameErr = fmt.Sprintf("daily log file name %q is not a real date", fn)
+		} else {
+			f.Date = t
+		}
+	default:
+		f.Kind = KindTyped
+		if t, _, ok := strings.Cut(base, "_"); ok {
+			f.Type = t
+		} else {
+			f.NameErr = fmt.Sprintf("typed memory file name %q is not <type>_<topic>.md", fn)
+		}
+	}
+	return f
+}
+
+// DailyPath is the workspace-relative path of a teammate's daily log.
+func DailyPath(name string, day time.Time) string {
+	return name + "/memory/" + day.Format(DateLayout) + ".md"
+}
+
+// TypedPath is the workspace-relative path of a typed memory.
+func TypedPath(name, typ, slug string) string {
+	return name + "/memory/" + typ + "_" + slug + ".md"
+}
+
+// WeeklyPath is the workspace-relative path of a weekly summary.
+func WeeklyPath(name string, wk Week) string { return name + "/memory/weekly/" + wk.String() + ".md" }
+
+// MonthlyPath is the workspace-relative path of a monthly summary.
+func MonthlyPath(name string, month time.Time) string {
+	return name + "/memory/monthly/" + month.Format("2006-01") + ".md"
+}

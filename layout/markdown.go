@@ -1,0 +1,311 @@
+package layout
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/adrg/frontmatter"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+	"gopkg.in/yaml.v2"
+)
+
+// MaxFileSize is the largest memory file tmem parses. Larger files are
+// listed but refused with a clear error, so one runaway file cannot stall
+// every command.
+const MaxFileSize = 4 << 20
+
+// Doc is a parsed Markdown memory file.
+type Doc struct {
+	Path     string        // as given to Parse, used in errors
+	Meta     yaml.MapSlice // frontmatter fields in file order; nil when absent
+	HasMeta  bool
+	Body     []byte // everything after the frontmatter, byte for byte
+	BodyLine int    // 1-based line of the file where Body starts
+	Title    string // text of the first level-1 heading, if any
+	// TitleLine is the line of Title, 0 when there is none.
+	TitleLine int
+	// Entries are the `##` sections of the body. Text between the title
+	// and the first `##` heading, if any, is an entry with an empty
+	// Heading, so that nothing in the file is outside an entry.
+	Entries []Entry
+
+	rawMeta []byte // the frontmatter block as written, delimiters included
+	dirty   bool   // Meta changed since parsing
+}
+
+// Entry is one `##` section of a memory file.
+type Entry struct {
+	Heading string `json:"heading"`
+	Text    string `json:"text"`       // the section without its heading, trimmed
+	Start   int    `json:"start_line"` // line of the heading (or first text line)
+	End     int    `json:"end_line"`   // last non-blank line, inclusive
+}
+
+var yamlFormat = frontmatter.NewFormat("---", "---", yaml.Unmarshal)
+
+// Parse parses a memory file. It fails with a *ParseError on invalid UTF-8,
+// NUL bytes, oversized input and frontmatter that does not parse.
+func Parse(path string, src []byte) (*Doc, error) {
+	if err := checkText(path, src); err != nil {
+		return nil, err
+	}
+	d := &Doc{Path: path, Body: src, BodyLine: 1}
+	if err := d.parseMeta(src); err != nil {
+		return nil, err
+	}
+	d.parseBody()
+	return d, nil
+}
+
+func checkText(path string, src []byte) error {
+	if len(src) > MaxFileSize {
+		return &ParseError{Path: path, Err: fmt.Errorf("file is %s, over the %s limit for memory files", humanBytes(int64(len(src))), humanBytes(MaxFileSize))}
+	}
+	if i := bytes.IndexByte(src, 0); i >= 0 {
+		return &ParseError{Path: path, Line: lineAt(src, i), Err: errors.New("binary file: contains a NUL byte")}
+	}
+	if !utf8.Valid(src) {
+		i := 0
+		for i < len(src) {
+			r, n := utf8.DecodeRune(src[i:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			i += n
+		}
+		return &ParseError{Path: path, Line: lineAt(src, i), Err: fmt.Errorf("invalid UTF-8 (byte 0x%02x at offset %d)", src[i], i)}
+	}
+	return nil
+}
+
+func lineAt(src []byte, off int) int { return bytes.Count(src[:off], []byte("\n")) + 1 }
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// parseMeta splits off YAML frontmatter when the first non-blank line is
+// "---".
+func (d *Doc) parseMeta(src []byte) error {
+	openLine := 0
+	for i, line := range strings.SplitAfter(string(src), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if strings.TrimSpace(line) == "---" {
+			openLine = i + 1
+		}
+		break
+	}
+	if openLine == 0 {
+		return nil
+	}
+	var meta yaml.MapSlice
+	rest, err := frontmatter.Parse(bytes.NewReader(src), &meta, yamlFormat)
+	if err != nil {
+		return &ParseError{Path: d.Path, Line: openLine + yamlLine(err), Err: fmt.Errorf("bad frontmatter: %s", yamlMessage(err))}
+	}
+	if len(rest) == len(src) {
+		return &ParseError{Path: d.Path, Line: openLine, Err: errors.New("bad frontmatter: opening '---' has no closing '---'")}
+	}
+	for _, it := range meta {
+		if _, ok := it.Key.(string); !ok {
+			return &ParseError{Path: d.Path, Line: openLine, Err: fmt.Errorf("bad frontmatter: key %v is not a string", it.Key)}
+		}
+	}
+	off := len(src) - len(rest)
+	d.HasMeta, d.Meta = true, meta
+	d.rawMeta = src[:off]
+	d.Body = src[off:]
+	d.BodyLine = lineAt(src, off)
+	return nil
+}
+
+// yamlLine pulls the line number out of a yaml.v2 error ("yaml: line 3: …").
+func yamlLine(err error) int {
+	var n int
+	msg := err.Error()
+	if i := strings.Index(msg, "line "); i >= 0 {
+		fmt.Sscanf(msg[i+5:], "%d", &n)
+	}
+	return n
+}
+
+func yamlMessage(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if i := strings.Index(msg, "line "); i == 0 {
+		if j := strings.Index(msg, ": "); j > 0 {
+			msg = msg[j+2:]
+		}
+	}
+	return msg
+}
+
+var md = goldmark.New()
+
+func (d *Doc) parseBody() {
+	body := d.Body
+	root := md.Parser().Parse(text.NewReader(body))
+	starts := lineStarts(body)
+	lineOf := func(off int) int { return searchLine(starts, off) }
+
+	type mark struct {
+		line, last, level int // last: final line of the heading (setext underline)
+		text              string
+	}
+	var heads []mark
+	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		h, ok := n.(*ast.Heading)
+		if !ok || h.Level > 2 || h.Lines().Len() == 0 {
+			continue
+		}
+		line := lineOf(h.Lines().At(0).Start)
+		last := line
+		if l := strings.TrimLeft(string(body[starts[line-1]:]), " "); !strings.HasPrefix(l, "#") {
+			last = line + h.Lines().Len() // setext: text lines, then the underline
+		}
+		heads = append(heads, mark{line, last, h.Level, headingText(h, body)})
+	}
+	lines := strings.Split(string(body), "\n")
+	nl := len(lines)
+	section := func(from, to int) (string, int, int) { // 0-based inclusive line range → trimmed text
+		for from <= to && strings.TrimSpace(lines[from]) == "" {
+			from++
+		}
+		for to >= from && strings.TrimSpace(lines[to]) == "" {
+			to--
+		}
+		if from > to {
+			return "", 0, 0
+		}
+		return strings.Join(lines[from:to+1], "\n"), from, to
+	}
+	next := 0 // first 0-based line not yet assigned
+	flush := func(upto int) {
+		if t, a, b := section(next, upto); t != "" {
+			d.Entries = append(d.Entries, Entry{Text: t, Start: a + d.BodyLine, End: b + d.BodyLine})
+		}
+	}
+	for i, h := range heads {
+		hl := h.line - 1
+		end := nl - 1
+		if i+1 < len(heads) {
+			end = heads[i+1].line - 2
+		}
+		if h.level == 1 {
+			flush(hl - 1)
+			if d.Title == "" {
+				d.Title, d.TitleLine = h.text, h.line+d.BodyLine-1
+			}
+			next = h.last
+			continue
+		}
+		flush(hl - 1)
+		t, _, b := section(h.last, end)
+		last := h.last - 1
+		if t != "" {
+			last = b
+		}
+		d.Entries = append(d.Entries, Entry{Heading: h.text, Text: t, Start: hl + d.BodyLine, End: last + d.BodyLine})
+		next = end + 1
+	}
+	flush(nl - 1)
+}
+
+func headingText(h *ast.Heading, src []byte) string {
+	var b strings.Builder
+	for i := 0; i < h.Lines().Len(); i++ {
+		s := h.Lines().At(i)
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.Write(s.Value(src))
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func lineStarts(b []byte) []int {
+	starts := []int{0}
+	for i, c := range b {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// searchLine returns the 1-based line holding byte offset off.
+func searchLine(starts []int, off int) int {
+	lo, hi := 0, len(starts)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if starts[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo + 1
+}
+
+// Get returns a frontmatter field as a string ("" when absent or not a
+// scalar).
+func (d *Doc) Get(key string) string {
+	for _, it := range d.Meta {
+		if it.Key == key {
+			switch v := it.Value.(type) {
+			case string:
+				return v
+			case nil, []interface{}, yaml.MapSlice, map[interface{}]interface{}:
+				return ""
+			default:
+				return fmt.Sprint(v)
+			}
+		}
+	}
+	return ""
+}
+
+// Set sets a frontmatter field, keeping the order of existing fields and
+// appending new ones at the end.
+func (d *Doc) Set(key string, value interface{}) {
+	d.HasMeta, d.dirty = true, true
+	for i, it := range d.Meta {
+		if it.Key == key {
+			d.Meta[i].Value = value
+			return
+		}
+	}
+	d.Meta = append(d.Meta, yaml.MapItem{Key: key, Value: value})
+}
+
+// Bytes renders the document. Frontmatter that was not changed is kept
+// byte for byte, so hand-written YAML survives a rewrite of the body.
+func (d *Doc) Bytes() []byte {
+	var b bytes.Buffer
+	switch {
+	case d.HasMeta && !d.dirty && d.rawMeta != nil:
+		b.Write(d.rawMeta)
+	case d.HasMeta:
+		out, err := yaml.Marshal(d.Meta)
+		if err != nil { // MapSlice of scalars and parsed YAML always marshals
+			panic(fmt.Sprintf("marshal frontmatter of %s: %v", d.Path, err))
+		}
+		b.WriteString("---\n")
+		b.Write(out)
+		b.WriteString("---\n")
+	}
+	b.Write(d.Body)
+	return b.Bytes()
+}

@@ -1,0 +1,183 @@
+package layout
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// DirName is the name of a workspace folder.
+const DirName = ".teammates"
+
+// Workspace is a .teammates folder.
+type Workspace struct {
+	Root string // absolute, cleaned path of the .teammates folder
+}
+
+// Open opens the workspace at dir: either the .teammates folder itself or
+// a folder that holds one.
+func Open(dir string) (*Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w", dir, err)
+	}
+	if st, err := os.Stat(filepath.Join(abs, DirName)); err == nil && st.IsDir() {
+		return &Workspace{Root: filepath.Join(abs, DirName)}, nil
+	}
+	st, err := os.Stat(abs)
+	if err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%s: %w", dir, ErrNoWorkspace)
+	}
+	return &Workspace{Root: abs}, nil
+}
+
+// Find walks up from start to the nearest folder holding a .teammates
+// folder.
+func Find(start string) (*Workspace, error) {
+	dir, err := filepath.Abs(start)
+	if err != nil {
+		return nil, fmt.Errorf("find workspace: %w", err)
+	}
+	for {
+		if filepath.Base(dir) == DirName {
+			return &Workspace{Root: dir}, nil
+		}
+		if st, err := os.Stat(filepath.Join(dir, DirName)); err == nil && st.IsDir() {
+			return &Workspace{Root: filepath.Join(dir, DirName)}, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil, fmt.Errorf("searched from %s up to %s: %w", start, dir, ErrNoWorkspace)
+		}
+		dir = parent
+	}
+}
+
+// Teammate is a sub-folder of the workspace that holds a SOUL.md.
+type Teammate struct {
+	Name string `json:"name"`
+	Role string `json:"role"`
+	Dir  string `json:"-"` // absolute
+}
+
+// Teammates lists the workspace's teammates by name. Dot-folders are
+// skipped. A SOUL.md that does not parse still makes a teammate (with no
+// role), so one bad file never hides the others.
+func (w *Workspace) Teammates() ([]Teammate, error) {
+	ents, err := os.ReadDir(w.Root)
+	if err != nil {
+		return nil, fmt.Errorf("list teammates: %w", err)
+	}
+	var out []Teammate
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || !isDir(w.Root, e) {
+			continue
+		}
+		soul := filepath.Join(w.Root, name, "SOUL.md")
+		src, err := os.ReadFile(soul)
+		if err != nil {
+			continue
+		}
+		out = append(out, Teammate{Name: name, Role: RoleOf(src), Dir: filepath.Join(w.Root, name)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func isDir(root string, e fs.DirEntry) bool {
+	if e.IsDir() {
+		return true
+	}
+	if e.Type()&fs.ModeSymlink != 0 {
+		st, err := os.Stat(filepath.Join(root, e.Name()))
+		return err == nil && st.IsDir()
+	}
+	return false
+}
+
+// UnknownTeammateError names the teammates that do exist.
+type UnknownTeammateError struct {
+	Name  string
+	Known []string
+}
+
+func (e *UnknownTeammateError) Error() string {
+	if len(e.Known) == 0 {
+		return fmt.Sprintf("unknown teammate %q: the workspace has no teammates yet (add one with 'tmem init --teammate NAME')", e.Name)
+	}
+	return fmt.Sprintf("unknown teammate %q (known: %s)", e.Name, strings.Join(e.Known, ", "))
+}
+
+// Teammate returns the named teammate or an *UnknownTeammateError.
+func (w *Workspace) Teammate(name string) (Teammate, error) {
+	if err := ValidateName(name); err != nil {
+		return Teammate{}, err
+	}
+	all, err := w.Teammates()
+	if err != nil {
+		return Teammate{}, err
+	}
+	var known []string
+	for _, t := range all {
+		if t.Name == name {
+			return t, nil
+		}
+		known = append(known, t.Name)
+	}
+	return Teammate{}, &UnknownTeammateError{Name: name, Known: known}
+}
+
+// RoleOf reads a teammate's role from SOUL.md: the frontmatter field
+// `role`, else the part of the first `# ` heading after an em dash, " - "
+// or ": " ("# Beacon — Search engineer"), else "".
+func RoleOf(soul []byte) string {
+	d, err := Parse("SOUL.md", soul)
+	if err != nil {
+		return ""
+	}
+	if r := strings.TrimSpace(d.Get("role")); r != "" {
+		return r
+	}
+	for _, sep := range []string{" — ", " – ", " - ", ": "} {
+		if _, role, ok := strings.Cut(d.Title, sep); ok {
+			return strings.TrimSpace(role)
+		}
+	}
+	return ""
+}
+
+// Rel returns p relative to the workspace root, with forward slashes.
+func (w *Workspace) Rel(p string) string {
+	r, err := filepath.Rel(w.Root, p)
+	if err != nil {
+		return filepath.ToSlash(p)
+	}
+	return filepath.ToSlash(r)
+}
+
+// Abs returns the absolute path of a workspace-relative path.
+func (w *Workspace) Abs(rel string) string { return filepath.Join(w.Root, filepath.FromSlash(rel)) }
+
+// TmpDir is the workspace's scratch folder (never committed).
+func (w *Workspace) TmpDir() string { return filepath.Join(w.Root, ".tmp") }
+
+// SessionPath is the session state file of a teammate.
+func (w *Workspace) SessionPath(name string) string {
+	return filepath.Join(w.Root, ".tmp", "sessions", name+".md")
+}
+
+// IndexDir is the recall index folder of a teammate, or of the shared
+// scope when name is "".
+func (w *Workspace) IndexDir(name string) string {
+	if name == "" {
+		return filepath.Join(w.Root, ".index")
+	}
+	return filepath.Join(w.Root, name, ".index")
+}
+
+// TemplatesDir holds a workspace's overrides of the built-in templates.
+func (w *Workspace) TemplatesDir() string { return filepath.Join(w.Root, "templates") }

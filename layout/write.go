@@ -1,0 +1,361 @@
+package layout
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+// Resolve turns a workspace-relative path into an absolute one that is
+// safe to write: it must be local (no "..", not absolute), and neither the
+// file nor any folder on the way may be a symlink that leads outside the
+// workspace. A symlinked file itself is refused for writing.
+func (w *Workspace) Resolve(rel string) (string, error) {
+	if rel == "" || strings.ContainsRune(rel, 0) {
+		return "", fmt.Errorf("path %q is not a valid workspace path", rel)
+	}
+	clean := filepath.FromSlash(rel)
+	if !filepath.IsLocal(clean) {
+		return "", fmt.Errorf("path %q leaves the workspace", rel)
+	}
+	abs := filepath.Join(w.Root, clean)
+	root, err := filepath.EvalSymlinks(w.Root)
+	if err != nil {
+		return "", fmt.Errorf("resolve workspace root: %w", err)
+	}
+	// The deepest folder on the way that exists must resolve inside root.
+	dir := filepath.Dir(abs)
+	for {
+		if _, err := os.Lstat(dir); err == nil {
+			break
+		}
+		dir = filepath.Dir(dir)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", rel, err)
+	}
+	if real != root && !strings.HasPrefix(real, root+string(filepath.Separator)) {
+		return "", fmt.Errorf("path %q leads outside the workspace through a symlink (to %s)", rel, real)
+	}
+	if st, err := os.Lstat(abs); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return "", fmt.Errorf("path %q is a symlink: tmem does not write through symlinks", rel)
+	}
+	return abs, nil
+}
+
+// WriteFile atomically replaces (or creates) the workspace file rel: the
+// data goes to a temp file in the same folder, is fsynced and renamed over
+// the target, and the folder is fsynced. A crash leaves the old file or the
+// new one, never a mix.
+func (w *Workspace) WriteFile(rel string, data []byte) error {
+	abs, err := w.Resolve(rel)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	if err := writeAtomic(abs, data); err != nil {
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	return nil
+}
+
+// CreateFile writes rel only if it does not exist yet; it returns
+// ErrExists otherwise.
+func (w *Workspace) CreateFile(rel string, data []byte) error {
+	abs, err := w.Resolve(rel)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Lstat(abs); err == nil {
+		return fmt.Errorf("%s: %w", rel, ErrExists)
+	}
+	return w.WriteFile(rel, data)
+}
+
+// Remove deletes the workspace file rel; a file that is already gone is
+// not an error. The folder is fsynced so the removal is durable.
+func (w *Workspace) Remove(rel string) error {
+	abs, err := w.Resolve(rel)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", rel, err)
+	}
+	return syncDir(filepath.Dir(abs))
+}
+
+func writeAtomic(abs string, data []byte) error {
+	dir := filepath.Dir(abs)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(abs)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), abs); err != nil {
+		return err
+	}
+	done = true
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// Lock takes the advisory lock named name (a teammate name, or "compact"
+// for the workspace-wide compaction lock), waiting until ctx is done. The
+// returned func releases it.
+func (w *Workspace) Lock(ctx context.Context, name string) (func(), error) {
+	fl, err := w.lockFile(name)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := fl.TryLockContext(ctx, 5*time.Millisecond)
+	if err != nil || !ok {
+		if err == nil {
+			err = ctx.Err()
+		}
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	return func() { fl.Unlock() }, nil
+}
+
+// TryLock takes the lock named name if it is free; ok is false when
+// another process holds it.
+func (w *Workspace) TryLock(name string) (unlock func(), ok bool, err error) {
+	fl, err := w.lockFile(name)
+	if err != nil {
+		return nil, false, err
+	}
+	ok, err = fl.TryLock()
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return func() { fl.Unlock() }, true, nil
+}
+
+func (w *Workspace) lockFile(name string) (*flock.Flock, error) {
+	if err := ValidateName(name); err != nil && name != "compact" && name != "index" {
+		return nil, err
+	}
+	dir := filepath.Join(w.Root, ".tmp", "locks")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	return flock.New(filepath.Join(dir, name+".lock")), nil
+}
+
+// AppendDaily appends an entry to the teammate's daily log for day,
+// creating the file with its "# YYYY-MM-DD" title. It holds the
+// teammate's lock across read, append and atomic rewrite, so concurrent
+// appends from several processes all land, whole and in order. Headings of
+// level 1 or 2 inside text are demoted to level 3, so the entry stays one
+// entry.
+func (w *Workspace) AppendDaily(ctx context.Context, name string, day time.Time, heading, text string) (string, error) {
+	if err := ValidateName(name); err != nil {
+		return "", err
+	}
+	heading = strings.Join(strings.Fields(heading), " ")
+	if heading == "" {
+		return "", errors.New("entry heading is empty")
+	}
+	body := strings.TrimSpace(demoteHeadings(text))
+	if err := checkText("entry", []byte(body)); err != nil {
+		return "", err
+	}
+	rel := DailyPath(name, day)
+	unlock, err := w.Lock(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	abs, err := w.Resolve(rel)
+	if err != nil {
+		return "", err
+	}
+	old, err := os.ReadFile(abs)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("append to %s: %w", rel, err)
+	}
+	var b bytes.Buffer
+	if len(bytes.TrimSpace(old)) == 0 {
+		b.WriteString("# " + day.Format(DateLayout) + "\n")
+	} else {
+		b.Write(bytes.TrimRight(old, " \t\r\n"))
+		b.WriteString("\n")
+	}
+	b.WriteString("\n## " + heading + "\n")
+	if body != "" {
+		b.WriteString("\n" + body + "\n")
+	}
+	if err := w.WriteFile(rel, b.Bytes()); err != nil {
+		return "", err
+	}
+	return rel, nil
+}
+
+// demoteHeadings rewrites ATX headings of level 1 and 2 in s to level 3.
+func demoteHeadings(s string) string {
+	src := []byte(s)
+	root := md.Parser().Parse(text.NewReader(src))
+	starts := lineStarts(src)
+	lines := strings.Split(s, "\n")
+	changed := false
+	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		h, ok := n.(*ast.Heading)
+		if !ok || h.Level > 2 {
+			continue
+		}
+		var ln int
+		if h.Lines().Len() > 0 {
+			ln = searchLine(starts, h.Lines().At(0).Start) - 1
+		} else {
+			continue
+		}
+		l := strings.TrimLeft(lines[ln], " ")
+		if strings.HasPrefix(l, "#") {
+			lines[ln] = "###" + strings.TrimLeft(l, "#")
+			if !strings.HasPrefix(lines[ln], "### ") {
+				lines[ln] = "### " + strings.TrimPrefix(lines[ln], "###")
+			}
+		} else { // setext: text line followed by === or ---
+			lines[ln] = "### " + strings.TrimSpace(lines[ln])
+			if ln+h.Lines().Len() < len(lines) {
+				lines[ln+h.Lines().Len()] = ""
+			}
+		}
+		changed = true
+	}
+	if !changed {
+		return s
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Mode says how WriteMemory treats an existing typed memory.
+type Mode string
+
+// Write modes for typed memories.
+const (
+	ModeCreate    Mode = "create"    // refuse if the file exists
+	ModeAppend    Mode = "append"    // keep it and add the body at the end
+	ModeOverwrite Mode = "overwrite" // replace name, description and body; keep other fields
+)
+
+// Memory is a typed memory to write.
+type Memory struct {
+	Type        string
+	Topic       string // free text; slugged into the file name
+	Name        string
+	Description string
+	Body        string
+}
+
+// WriteMemory writes memory/<type>_<topic>.md for the teammate, under its
+// lock, and returns the workspace-relative path.
+func (w *Workspace) WriteMemory(ctx context.Context, name string, m Memory, mode Mode) (string, error) {
+	if err := ValidateName(name); err != nil {
+		return "", err
+	}
+	if !KnownType(m.Type) {
+		return "", fmt.Errorf("memory type %q: want one of %s", m.Type, strings.Join(Types, ", "))
+	}
+	slug, err := Slug(m.Topic)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(m.Name) == "" {
+		return "", errors.New("memory name is empty")
+	}
+	body := strings.TrimSpace(m.Body)
+	if err := checkText("memory body", []byte(body)); err != nil {
+		return "", err
+	}
+	rel := TypedPath(name, m.Type, slug)
+	unlock, err := w.Lock(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	abs, err := w.Resolve(rel)
+	if err != nil {
+		return "", err
+	}
+	old, err := os.ReadFile(abs)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("read %s: %w", rel, err)
+	}
+	var d *Doc
+	switch {
+	case !exists:
+		d = &Doc{Path: rel}
+		d.Set("name", strings.TrimSpace(m.Name))
+		d.Set("description", strings.TrimSpace(m.Description))
+		d.Set("type", m.Type)
+		d.Body = []byte("\n" + body + "\n")
+	case mode == ModeCreate || mode == "":
+		return "", fmt.Errorf("%s: %w (use --mode append to add to it, or --mode overwrite to replace it)", rel, ErrExists)
+	default:
+		if d, err = Parse(rel, old); err != nil {
+			return "", err
+		}
+		if mode == ModeOverwrite {
+			d.Set("name", strings.TrimSpace(m.Name))
+			if m.Description != "" {
+				d.Set("description", strings.TrimSpace(m.Description))
+			}
+			d.Set("type", m.Type)
+			d.Body = []byte("\n" + body + "\n")
+		} else {
+			if m.Description != "" && m.Description != d.Get("description") {
+				d.Set("description", strings.TrimSpace(m.Description))
+			}
+			d.Body = []byte(strings.TrimRight(string(d.Body), " \t\r\n") + "\n\n" + body + "\n")
+		}
+	}
+	if err := w.WriteFile(rel, d.Bytes()); err != nil {
+		return "", err
+	}
+	return rel, nil
+}
