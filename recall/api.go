@@ -1,0 +1,46 @@
+package recall
+
+import (
+	"context"
+	"time"
+)
+
+// Embedder turns texts into L2-normalised vectors. Identity names the model
+// and pipeline version (not the backend), so that the index rebuilds its
+// vectors when, and only when, the vectors would change.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	Identity() string
+}
+
+// Query is one recall search.
+type Query struct {
+	Text      string
+	Teammates []string // searched together with the shared scope (CROSS-TEAM.md)
+	K         int      // hits wanted; 0 means 10
+	NoSync    bool     // skip reconciling the index with the files first
+	// RecencyDepth is how many of the most recent weekly summaries are
+	// always included; negative means none, 0 means the default (2).
+	RecencyDepth int
+}
+
+// Hit is one ranked result: the best chunk of one file.
+type Hit struct {
+	Teammate  string   `json:"teammate"`
+	Path      string   `json:"path"` // relative to the workspace root
+	Kind      string   `json:"kind"` // typed|weekly|monthly|daily|wisdom|crossteam
+	Type      string   `json:"type"` // typed memories: user|feedback|project|reference
+	Name      string   `json:"name,omitempty"`
+	Date      string   `json:"date,omitempty"` // YYYY-MM-DD
+	StartLine int      `json:"start_line"`
+	EndLine   int      `json:"end_line"`
+	Heading   string   `json:"heading"`
+	Score     float64  `json:"score"`
+	BM25      float64  `json:"bm25"`
+	Vector    float64  `json:"vector"`
+	Reason    []string `json:"reason"` // which passes put it there: bm25, vector, recency, boost
+	Text      string   `json:"text"`
+}
+
+// Clock is injected so that "older than 7 days" is testable.
+type Clock func() time.Time
