@@ -5,11 +5,14 @@ go 1.26.8
 require (
 	github.com/adrg/frontmatter v0.2.0
 	github.com/gofrs/flock v0.13.1
+	github.com/spf13/cobra v1.10.2
 	github.com/yuin/goldmark v1.8.7
 	gopkg.in/yaml.v2 v2.3.0
 )
 
 require (
 	github.com/BurntSushi/toml v0.3.1 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 )

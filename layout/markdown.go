@@ -62,6 +62,10 @@ func Parse(path string, src []byte) (*Doc, error) {
 	return d, nil
 }
 
+// CheckText reports oversized, binary or invalid UTF-8 input as a
+// *ParseError naming path and line.
+func CheckText(path string, src []byte) error { return checkText(path, src) }
+
 func checkText(path string, src []byte) error {
 	if len(src) > MaxFileSize {
 		return &ParseError{Path: path, Err: fmt.Errorf("file is %s, over the %s limit for memory files", humanBytes(int64(len(src))), humanBytes(MaxFileSize))}

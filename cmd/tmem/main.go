@@ -1,8 +1,11 @@
 // Command tmem manages a Markdown memory workspace for AI teammates.
 package main
 
-import "os"
+import (
+	"os"
+)
 
-func main() { os.Exit(run(os.Args[1:])) }
-
-func run(args []string) int { return 0 }
+func main() {
+	f := newFactory(os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	os.Exit(run(f, os.Args[1:]))
+}

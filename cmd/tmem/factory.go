@@ -1,0 +1,191 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+// factory carries the global flags and IO streams to every command, and
+// builds what commands share (the workspace, the clock) on demand.
+type factory struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+
+	dir     string
+	json    bool
+	now     string
+	quiet   bool
+	verbose bool
+}
+
+func newFactory(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *factory {
+	return &factory{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+}
+
+// Workspace opens --dir, else TMEM_DIR, else the nearest .teammates above
+// the working directory.
+func (f *factory) Workspace() (*layout.Workspace, error) {
+	dir := f.dir
+	if dir == "" {
+		dir = f.getenv("TMEM_DIR")
+	}
+	if dir != "" {
+		return layout.Open(dir)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	return layout.Find(wd)
+}
+
+// Now returns --now, else TMEM_NOW, else the wall clock.
+func (f *factory) Now() (time.Time, error) {
+	s := f.now
+	if s == "" {
+		s = f.getenv("TMEM_NOW")
+	}
+	if s == "" {
+		return time.Now(), nil
+	}
+	return parseNow(s)
+}
+
+func parseNow(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.ParseInLocation(layout.DateLayout, s, time.Local); err == nil {
+		return t.Add(12 * time.Hour), nil // midday: the date stays put in any nearby zone
+	}
+	return time.Time{}, usageErrorf("--now %q: want RFC 3339 (2026-03-14T09:30:00Z) or YYYY-MM-DD", s)
+}
+
+// Clock returns a clock for library options: fixed under --now.
+func (f *factory) Clock() (func() time.Time, error) {
+	t, err := f.Now()
+	if err != nil {
+		return nil, err
+	}
+	if f.now == "" && f.getenv("TMEM_NOW") == "" {
+		return time.Now, nil
+	}
+	return func() time.Time { return t }, nil
+}
+
+// printJSON writes v as indented JSON on stdout: the one place --json
+// output is produced.
+func (f *factory) printJSON(v interface{}) error {
+	enc := json.NewEncoder(f.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// warnf prints a warning on stderr unless --quiet.
+func (f *factory) warnf(format string, args ...interface{}) {
+	if !f.quiet {
+		fmt.Fprintf(f.stderr, "tmem: "+format+"\n", args...)
+	}
+}
+
+// infof prints progress detail on stderr under --verbose.
+func (f *factory) infof(format string, args ...interface{}) {
+	if f.verbose && !f.quiet {
+		fmt.Fprintf(f.stderr, format+"\n", args...)
+	}
+}
+
+// readArg returns the text argument, reading stdin when it is "-".
+func (f *factory) readArg(args []string) (string, error) {
+	if len(args) == 0 {
+		return "", nil
+	}
+	if len(args) == 1 && args[0] == "-" {
+		b, err := io.ReadAll(f.stdin)
+		if err != nil {
+			return "", fmt.Errorf("read stdin: %w", err)
+		}
+		return string(b), nil
+	}
+	return strings.Join(args, " "), nil
+}
+
+// Exit codes, listed in `tmem --help`.
+const (
+	exitOK          = 0
+	exitFailure     = 1 // findings, or a command that failed
+	exitUsage       = 2
+	exitNoWorkspace = 3
+	exitLocked      = 4 // another process holds the lock (tmem compact)
+)
+
+const exitCodesHelp = `Exit codes:
+  0  success
+  1  failure, or findings (tmem doctor)
+  2  usage error (bad flag, argument or name)
+  3  no workspace found (run 'tmem init')
+  4  locked: another tmem compact is running on this workspace
+`
+
+type usageError struct{ error }
+
+func usageErrorf(format string, args ...interface{}) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// errFindings means the command printed its findings and must exit 1.
+var errFindings = errors.New("findings")
+
+// errLocked is wrapped by commands that found their lock taken.
+var errLocked = errors.New("locked")
+
+// exitCode maps an error to the process exit code and prints it with a
+// hint: the one place that does.
+func (f *factory) exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, errFindings) {
+		return exitFailure
+	}
+	var ue usageError
+	switch {
+	case errors.Is(err, layout.ErrNoWorkspace):
+		fmt.Fprintf(f.stderr, "tmem: %v\nhint: run 'tmem init' to create one, or pass --dir PATH\n", err)
+		return exitNoWorkspace
+	case errors.Is(err, errLocked):
+		fmt.Fprintf(f.stderr, "tmem: %v\n", err)
+		return exitLocked
+	case errors.As(err, &ue):
+		fmt.Fprintf(f.stderr, "tmem: %v\n", err)
+		return exitUsage
+	}
+	var ut *layout.UnknownTeammateError
+	if errors.As(err, &ut) {
+		fmt.Fprintf(f.stderr, "tmem: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(f.stderr, "tmem: %v\n", err)
+	return exitFailure
+}
+
+// teammate checks a --teammate value: a malformed name is a usage error,
+// an unknown one lists the known teammates.
+func (f *factory) teammate(ws *layout.Workspace, name string) (layout.Teammate, error) {
+	if name == "" {
+		return layout.Teammate{}, usageErrorf("--teammate is required")
+	}
+	if err := layout.ValidateName(name); err != nil {
+		return layout.Teammate{}, usageError{err}
+	}
+	return ws.Teammate(name)
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+type logOptions struct {
+	teammate string
+	heading  string
+}
+
+func newLogCmd(f *factory) *cobra.Command {
+	opts := &logOptions{}
+	cmd := &cobra.Command{
+		Use:   "log --teammate NAME [--heading TEXT] [TEXT | -]",
+		Short: "Append an entry to today's daily log",
+		Long: `Append a "## heading" entry to memory/YYYY-MM-DD.md for today (see --now),
+creating the file with its title. With "-" the text is read from stdin. The
+heading defaults to the first line of the text. Concurrent appends from
+several processes are serialised by a file lock and all land whole.`,
+		Example: `  tmem log --teammate beacon --heading "Fixed flaky sync test" "Root cause: mtime granularity."
+  git log -1 --format=%B | tmem log --teammate beacon -`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.teammate == "" {
+				return usageError{errNoTeammate}
+			}
+			if err := layout.ValidateName(opts.teammate); err != nil {
+				return usageError{err}
+			}
+			text, err := f.readArg(args)
+			if err != nil {
+				return err
+			}
+			heading := opts.heading
+			if heading == "" {
+				first, rest, _ := strings.Cut(strings.TrimSpace(text), "\n")
+				heading, text = strings.TrimLeft(first, "#- "), rest
+			}
+			if strings.TrimSpace(heading) == "" {
+				return usageErrorf("nothing to log: give --heading or some text")
+			}
+			ws, err := f.Workspace()
+			if err != nil {
+				return err
+			}
+			if _, err := f.teammate(ws, opts.teammate); err != nil {
+				return err
+			}
+			now, err := f.Now()
+			if err != nil {
+				return err
+			}
+			rel, err := ws.AppendDaily(cmd.Context(), opts.teammate, now, heading, text)
+			if err != nil {
+				return err
+			}
+			if f.json {
+				return f.printJSON(map[string]string{"path": rel})
+			}
+			f.infof("appended to %s", rel)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&opts.teammate, "teammate", "", "teammate whose log to append to")
+	cmd.Flags().StringVar(&opts.heading, "heading", "", "the entry's heading")
+	return cmd
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+type rememberOptions struct {
+	teammate, typ, topic, name, description, mode string
+	force                                         bool
+}
+
+func newRememberCmd(f *factory) *cobra.Command {
+	opts := &rememberOptions{}
+	cmd := &cobra.Command{
+		Use:   "remember --teammate NAME --type TYPE --topic TOPIC --name NAME --description TEXT [--mode create|append|overwrite] [BODY | -]",
+		Short: "Write a typed memory (memory/<type>_<topic>.md)",
+		Long: `Write a typed memory with name, description and type frontmatter. TYPE is
+user, feedback, project or reference; TOPIC is slugged into the file name
+("Deploy pipeline" → deploy_pipeline). An existing memory is never replaced
+silently: --mode append adds the body to it, --mode overwrite (or --force)
+replaces its body and name, keeping any other frontmatter fields.`,
+		Example: `  tmem remember --teammate beacon --type feedback --topic "no mocks" \
+    --name "No mocks in integration tests" \
+    --description "Integration tests use real services" - < note.md`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.teammate == "" {
+				return usageError{errNoTeammate}
+			}
+			if err := layout.ValidateName(opts.teammate); err != nil {
+				return usageError{err}
+			}
+			for flag, v := range map[string]string{"--type": opts.typ, "--topic": opts.topic, "--name": opts.name} {
+				if v == "" {
+					return usageErrorf("%s is required", flag)
+				}
+			}
+			mode := layout.Mode(opts.mode)
+			switch {
+			case opts.force && mode != layout.ModeCreate:
+				return usageErrorf("--force goes with --mode create only")
+			case opts.force:
+				mode = layout.ModeOverwrite
+			case mode != layout.ModeCreate && mode != layout.ModeAppend && mode != layout.ModeOverwrite:
+				return usageErrorf("--mode %q: want create, append or overwrite", opts.mode)
+			}
+			if !layout.KnownType(opts.typ) {
+				return usageErrorf("--type %q: want user, feedback, project or reference", opts.typ)
+			}
+			if _, err := layout.Slug(opts.topic); err != nil {
+				return usageError{err}
+			}
+			body, err := f.readArg(args)
+			if err != nil {
+				return err
+			}
+			ws, err := f.Workspace()
+			if err != nil {
+				return err
+			}
+			if _, err := f.teammate(ws, opts.teammate); err != nil {
+				return err
+			}
+			rel, err := ws.WriteMemory(cmd.Context(), opts.teammate, layout.Memory{
+				Type: opts.typ, Topic: opts.topic, Name: opts.name, Description: opts.description, Body: body,
+			}, mode)
+			if err != nil {
+				return err
+			}
+			if f.json {
+				return f.printJSON(map[string]string{"path": rel})
+			}
+			f.infof("wrote %s", rel)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.teammate, "teammate", "", "teammate who remembers")
+	fl.StringVar(&opts.typ, "type", "", "user, feedback, project or reference")
+	fl.StringVar(&opts.topic, "topic", "", "topic, slugged into the file name")
+	fl.StringVar(&opts.name, "name", "", "the memory's name (frontmatter)")
+	fl.StringVar(&opts.description, "description", "", "one-line description (frontmatter)")
+	fl.StringVar(&opts.mode, "mode", "create", "create, append or overwrite")
+	fl.BoolVar(&opts.force, "force", false, "replace an existing memory (same as --mode overwrite)")
+	return cmd
+}

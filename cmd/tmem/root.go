@@ -1,0 +1,65 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+func newRootCmd(f *factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "tmem",
+		Short: "File-first Markdown memory for AI teammates",
+		Long: `tmem keeps each teammate's memory in plain Markdown under .teammates/:
+daily logs, typed memories, weekly and monthly summaries and WISDOM.md.
+It recalls relevant memories, builds the prompt stack before each task,
+and compacts old logs into summaries.
+
+` + exitCodesHelp,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(f.stdout)
+	root.SetErr(f.stderr)
+	root.SetIn(f.stdin)
+	pf := root.PersistentFlags()
+	pf.StringVar(&f.dir, "dir", "", "workspace: a .teammates folder or the folder holding one (default: $TMEM_DIR, else search upwards)")
+	pf.BoolVar(&f.json, "json", false, "print machine-readable JSON on stdout")
+	pf.StringVar(&f.now, "now", "", "the current time, RFC 3339 or YYYY-MM-DD (default: $TMEM_NOW, else the clock)")
+	pf.BoolVarP(&f.quiet, "quiet", "q", false, "print nothing but data and errors")
+	pf.BoolVarP(&f.verbose, "verbose", "v", false, "print progress detail on stderr")
+	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+
+	root.AddCommand(
+		newInitCmd(f),
+		newLogCmd(f),
+		newRememberCmd(f),
+		newListCmd(f),
+		newShowCmd(f),
+		newDoctorCmd(f),
+	)
+	return root
+}
+
+// run executes the command line and returns the exit code.
+func run(f *factory, args []string) int {
+	root := newRootCmd(f)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err != nil && isCobraUsage(err) {
+		err = usageError{err}
+	}
+	return f.exitCode(err)
+}
+
+// isCobraUsage recognises cobra's own argument and flag errors.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "required flag", "accepts ", "requires at least", "requires at most", "invalid argument", "if any flags in the group", "flag needs an argument"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,149 @@
+package layout
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// Severity of a doctor finding.
+const (
+	SevError   = "error"
+	SevWarning = "warning"
+)
+
+// Finding is one problem doctor found in a file.
+type Finding struct {
+	Path     string `json:"path"`
+	Line     int    `json:"line"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+}
+
+func (f Finding) String() string {
+	if f.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s: %s", f.Path, f.Line, f.Severity, f.Message)
+	}
+	return fmt.Sprintf("%s: %s: %s", f.Path, f.Severity, f.Message)
+}
+
+// Check reads every memory file of the workspace and reports what is
+// wrong: frontmatter that does not parse, unknown or missing types,
+// misnamed files, empty files, invalid UTF-8, oversized files. It never
+// stops at the first bad file.
+func (w *Workspace) Check() ([]Finding, error) {
+	mates, err := w.Teammates()
+	if err != nil {
+		return nil, err
+	}
+	var all []File
+	if f, ok := w.CrossTeam(); ok {
+		all = append(all, f)
+	}
+	for _, t := range mates {
+		fs, err := w.Files(t.Name)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, fs...)
+	}
+	var out []Finding
+	for _, f := range all {
+		out = append(out, w.checkFile(f)...)
+	}
+	return out, nil
+}
+
+func (w *Workspace) checkFile(f File) []Finding {
+	add := func(line int, sev, format string, args ...interface{}) Finding {
+		return Finding{Path: f.Path, Line: line, Severity: sev, Message: fmt.Sprintf(format, args...)}
+	}
+	var out []Finding
+	if f.NameErr != "" {
+		out = append(out, add(0, SevError, "%s", f.NameErr))
+	}
+	if f.Size > MaxFileSize {
+		return append(out, add(0, SevError, "file is %s, over the %s limit for memory files: split it", humanBytes(f.Size), humanBytes(MaxFileSize)))
+	}
+	src, err := os.ReadFile(w.Abs(f.Path))
+	if err != nil {
+		return append(out, add(0, SevError, "cannot read: %v", err))
+	}
+	if len(strings.TrimSpace(string(src))) == 0 {
+		return append(out, add(0, SevWarning, "empty file"))
+	}
+	d, err := Parse(f.Path, src)
+	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			return append(out, add(pe.Line, SevError, "%v", pe.Err))
+		}
+		return append(out, add(0, SevError, "%v", err))
+	}
+	switch f.Kind {
+	case KindDaily:
+		if !f.Date.IsZero() && d.Title != "" && d.Title != f.Date.Format(DateLayout) {
+			out = append(out, add(d.TitleLine, SevError, "title %q does not match the file name's date %s", d.Title, f.Date.Format(DateLayout)))
+		}
+	case KindTyped:
+		typ := d.Get("type")
+		switch {
+		case !d.HasMeta:
+			out = append(out, add(1, SevError, "typed memory has no frontmatter (want name, description, type)"))
+		case typ == "":
+			out = append(out, add(1, SevError, "frontmatter has no type (want one of %s)", strings.Join(Types, ", ")))
+		case !KnownType(typ):
+			out = append(out, add(1, SevWarning, "unknown memory type %q (known: %s); the file is kept and indexed as is", typ, strings.Join(Types, ", ")))
+		}
+		if d.HasMeta && d.Get("name") == "" {
+			out = append(out, add(1, SevWarning, "frontmatter has no name"))
+		}
+		if typ != "" && f.Type != "" && typ != f.Type {
+			out = append(out, add(1, SevWarning, "file name says type %q but frontmatter says %q", f.Type, typ))
+		}
+	case KindWeekly, KindMonthly:
+		out = append(out, checkSummary(f, d, add)...)
+	}
+	return out
+}
+
+func checkSummary(f File, d *Doc, add func(int, string, string, ...interface{}) Finding) []Finding {
+	var out []Finding
+	want, key, val := "weekly", "week", f.Week
+	if f.Kind == KindMonthly {
+		want, key, val = "monthly", "month", f.Month
+	}
+	if !d.HasMeta {
+		return append(out, add(1, SevWarning, "%s summary has no frontmatter (want type, %s, teammate, period)", want, key))
+	}
+	if t := d.Get("type"); t != want {
+		out = append(out, add(1, SevWarning, "frontmatter type is %q, want %q", t, want))
+	}
+	if v := d.Get(key); v != "" && v != val {
+		out = append(out, add(1, SevError, "frontmatter %s %q does not match the file name (%s)", key, v, val))
+	}
+	if p := d.Get("period"); p != "" {
+		if _, _, err := ParsePeriod(p); err != nil {
+			out = append(out, add(1, SevError, "%v", err))
+		}
+	}
+	return out
+}
+
+// Date returns the date a file speaks for: its own for dailies and
+// summaries, else the frontmatter `date` or the end of its `period`.
+func (d *Doc) Date() time.Time {
+	if s := d.Get("date"); s != "" {
+		if t, err := time.Parse(DateLayout, s); err == nil {
+			return t
+		}
+	}
+	if p := d.Get("period"); p != "" {
+		if _, to, err := ParsePeriod(p); err == nil {
+			return to
+		}
+	}
+	return time.Time{}
+}

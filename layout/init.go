@@ -1,0 +1,92 @@
+package layout
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/tmemhq/tmem/templates"
+)
+
+// TeammateSpec names a teammate for Init.
+type TeammateSpec struct {
+	Name string
+	Role string
+}
+
+// InitResult lists what Init created, relative to the workspace root.
+type InitResult struct {
+	Root    string   `json:"root"`
+	Created []string `json:"created"`
+}
+
+// gitignore keeps the rebuildable index and scratch files out of git.
+const gitignore = `# tmem: rebuildable recall indexes and scratch state
+.index/
+*/.index/
+.tmp/
+`
+
+// Init creates the workspace under dir (dir/.teammates, or dir itself when
+// it is named .teammates) and the given teammates, from the templates and
+// the workspace's template overrides. Existing files are never touched.
+func Init(dir string, mates []TeammateSpec) (*InitResult, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("init: %w", err)
+	}
+	if filepath.Base(abs) != DirName {
+		abs = filepath.Join(abs, DirName)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("init: %w", err)
+	}
+	w := &Workspace{Root: abs}
+	res := &InitResult{Root: abs}
+	create := func(rel string, data []byte) error {
+		err := w.CreateFile(rel, data)
+		if errors.Is(err, ErrExists) {
+			return nil
+		}
+		if err == nil {
+			res.Created = append(res.Created, rel)
+		}
+		return err
+	}
+	if err := create(".gitignore", []byte(gitignore)); err != nil {
+		return nil, err
+	}
+	ct, err := templates.Read(w.TemplatesDir(), templates.CrossTeam)
+	if err != nil {
+		return nil, err
+	}
+	if err := create("CROSS-TEAM.md", ct); err != nil {
+		return nil, err
+	}
+	for _, m := range mates {
+		if err := ValidateName(m.Name); err != nil {
+			return nil, err
+		}
+		title := strings.ToUpper(m.Name[:1]) + m.Name[1:]
+		if m.Role != "" {
+			title += " — " + m.Role
+		}
+		vars := map[string]string{"name": m.Name, "role": m.Role, "role_yaml": strconv.Quote(m.Role), "title": title}
+		for _, t := range []string{templates.Soul, templates.Goals, templates.Wisdom} {
+			b, err := templates.Render(w.TemplatesDir(), t, vars)
+			if err != nil {
+				return nil, err
+			}
+			if err := create(m.Name+"/"+t, b); err != nil {
+				return nil, err
+			}
+		}
+		if err := os.MkdirAll(filepath.Join(abs, m.Name, "memory"), 0o755); err != nil {
+			return nil, fmt.Errorf("init %s: %w", m.Name, err)
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,79 @@
+package templates
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+//go:embed files/*.md
+var files embed.FS
+
+// Names of the built-in templates.
+const (
+	Soul         = "SOUL.md"
+	Goals        = "GOALS.md"
+	Wisdom       = "WISDOM.md"
+	CrossTeam    = "CROSS-TEAM.md"
+	Instructions = "memory-instructions.md"
+	Protocol     = "output-protocol.md"
+)
+
+// Names lists every built-in template.
+func Names() []string {
+	ents, _ := fs.ReadDir(files, "files")
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Read returns the template name: overrideDir/name when that file exists,
+// else the built-in one. overrideDir may be "".
+func Read(overrideDir, name string) ([]byte, error) {
+	if strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
+		return nil, fmt.Errorf("template %q: not a template name", name)
+	}
+	if overrideDir != "" {
+		b, err := os.ReadFile(filepath.Join(overrideDir, name))
+		if err == nil {
+			return b, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read template override %s: %w", name, err)
+		}
+	}
+	b, err := files.ReadFile("files/" + name)
+	if err != nil {
+		return nil, fmt.Errorf("template %q does not exist (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return b, nil
+}
+
+// Render reads a template and replaces {{key}} placeholders from vars.
+func Render(overrideDir, name string, vars map[string]string) ([]byte, error) {
+	b, err := Read(overrideDir, name)
+	if err != nil {
+		return nil, err
+	}
+	if len(vars) == 0 {
+		return b, nil
+	}
+	keys := make([]string, 0, len(vars))
+	for k := range vars {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var pairs []string
+	for _, k := range keys {
+		pairs = append(pairs, "{{"+k+"}}", vars[k])
+	}
+	return []byte(strings.NewReplacer(pairs...).Replace(string(b))), nil
+}
