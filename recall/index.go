@@ -410,7 +410,6 @@ func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool) (SyncSta
 		s.man = newManifest(ix.opts.Chunking.String(), "")
 	}
 
-
 	files, err := ix.scopeFiles(s.name)
 	if err != nil {
 		return st, fmt.Errorf("sync index of %s: %w", s.label(), err)
