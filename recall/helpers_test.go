@@ -172,3 +172,10 @@ func (c *countingEmbedder) reset() int {
 	c.n, c.texts = 0, nil
 	return n
 }
+
+func mv(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.Rename(from, to); err != nil {
+		t.Fatal(err)
+	}
+}
