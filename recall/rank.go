@@ -35,7 +35,7 @@ type Ranking struct {
 
 // DefaultRanking is what Open uses unless told otherwise.
 var DefaultRanking = Ranking{
-	Fusion:       FusionRRF,
+	Fusion:       FusionWeighted,
 	RRFK:         60,
 	VectorWeight: 0.5,
 	Candidates:   50,
