@@ -100,19 +100,23 @@ func TestSyncReconciles(t *testing.T) {
 		absent string // path that must not be among hits
 	}{
 		{
-			name:  "add",
-			edit:  func(t *testing.T, ws *layout.Workspace) { writeFile(t, ws, "beacon/memory/user_olga.md", "---\nname: Olga\ndescription: harbour master\ntype: user\n---\nOlga runs the pelican terminal.\n") },
+			name: "add",
+			edit: func(t *testing.T, ws *layout.Workspace) {
+				writeFile(t, ws, "beacon/memory/user_olga.md", "---\nname: Olga\ndescription: harbour master\ntype: user\n---\nOlga runs the pelican terminal.\n")
+			},
 			query: "pelican terminal", want: "beacon/memory/user_olga.md",
 		},
 		{
-			name:  "edit",
-			edit:  func(t *testing.T, ws *layout.Workspace) { writeFile(t, ws, typed, "---\nname: Bulk lookup\n---\nNow about walrus batches.\n") },
+			name: "edit",
+			edit: func(t *testing.T, ws *layout.Workspace) {
+				writeFile(t, ws, typed, "---\nname: Bulk lookup\n---\nNow about walrus batches.\n")
+			},
 			query: "walrus", want: typed,
 		},
 		{
-			name:   "delete",
-			edit:   func(t *testing.T, ws *layout.Workspace) { os.Remove(ws.Abs(typed)) },
-			query:  "bulk lookup container", absent: typed,
+			name:  "delete",
+			edit:  func(t *testing.T, ws *layout.Workspace) { os.Remove(ws.Abs(typed)) },
+			query: "bulk lookup container", absent: typed,
 		},
 		{
 			name: "rename",
@@ -147,8 +151,10 @@ func TestSyncReconciles(t *testing.T) {
 			query: "octopus", want: typed,
 		},
 		{
-			name:  "old daily added",
-			edit:  func(t *testing.T, ws *layout.Workspace) { writeFile(t, ws, "beacon/memory/2026-10-29.md", "# 2026-10-29\n\n## Notes\n\nThe flamingo report.\n") },
+			name: "old daily added",
+			edit: func(t *testing.T, ws *layout.Workspace) {
+				writeFile(t, ws, "beacon/memory/2026-10-29.md", "# 2026-10-29\n\n## Notes\n\nThe flamingo report.\n")
+			},
 			query: "flamingo", want: "beacon/memory/2026-10-29.md",
 		},
 	}
@@ -192,8 +198,10 @@ func TestSyncRecovers(t *testing.T) {
 		wantWarn string
 	}{
 		{
-			name:     "corrupt manifest",
-			damage:   func(t *testing.T, dir string) { os.WriteFile(filepath.Join(dir, manifestFile), []byte("TMEMMAN1 garbage"), 0o644) },
+			name: "corrupt manifest",
+			damage: func(t *testing.T, dir string) {
+				os.WriteFile(filepath.Join(dir, manifestFile), []byte("TMEMMAN1 garbage"), 0o644)
+			},
 			wantWarn: "rebuilding the index of beacon",
 		},
 		{
