@@ -73,26 +73,72 @@ func (c Chunk) EmbedText() string {
 	return b.String()
 }
 
-// ChunkFile parses a memory file and splits it into chunks.
+// ChunkFile parses a memory file and splits it into chunks. Frontmatter
+// that is not valid YAML (an unquoted colon in a description is the usual
+// slip) is read leniently as "key: value" lines, so the file is still
+// found.
 func ChunkFile(f layout.File, src []byte, opts ChunkOptions) ([]Chunk, error) {
 	doc, err := layout.Parse(f.Path, src)
+	get := func(k string) string { return doc.Get(k) }
 	if err != nil {
-		return nil, err
+		lenient, meta, ok := parseLenient(f.Path, src)
+		if !ok {
+			return nil, err
+		}
+		doc, get = lenient, func(k string) string { return meta[k] }
 	}
-	return chunkDoc(f, doc, opts.withDefaults()), nil
+	return chunkDoc(f, doc, get, opts.withDefaults()), nil
 }
 
-func chunkDoc(f layout.File, doc *layout.Doc, opts ChunkOptions) []Chunk {
+// parseLenient handles a file whose frontmatter block is closed but not
+// valid YAML: its lines become blank (so line numbers hold) and are read
+// as "key: value" pairs split at the first colon.
+func parseLenient(path string, src []byte) (*layout.Doc, map[string]string, bool) {
+	lines := strings.SplitAfter(string(src), "\n")
+	if len(lines) == 0 || strings.TrimSpace(lines[0]) != "---" {
+		return nil, nil, false
+	}
+	meta := map[string]string{}
+	end := -1
+	for i := 1; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		if l == "---" {
+			end = i
+			break
+		}
+		if k, v, ok := strings.Cut(l, ":"); ok {
+			meta[strings.TrimSpace(k)] = strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+	}
+	if end < 0 {
+		return nil, nil, false
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if i <= end {
+			b.WriteString("\n")
+			continue
+		}
+		b.WriteString(l)
+	}
+	doc, err := layout.Parse(path, []byte(b.String()))
+	if err != nil {
+		return nil, nil, false
+	}
+	return doc, meta, true
+}
+
+func chunkDoc(f layout.File, doc *layout.Doc, get func(string) string, opts ChunkOptions) []Chunk {
 	base := Chunk{
 		Teammate:    f.Teammate,
 		Kind:        string(f.Kind),
 		Path:        f.Path,
 		Type:        f.Type,
-		Name:        oneLine(doc.Get("name")),
-		Description: oneLine(doc.Get("description")),
-		Date:        fileDate(f, doc),
+		Name:        oneLine(get("name")),
+		Description: oneLine(get("description")),
+		Date:        fileDate(f, doc, get),
 	}
-	if t := doc.Get("type"); f.Kind == layout.KindTyped && layout.KnownType(t) {
+	if t := get("type"); f.Kind == layout.KindTyped && layout.KnownType(t) {
 		base.Type = t
 	}
 	var out []Chunk
@@ -146,12 +192,15 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // fileDate is the date a file speaks for: its name for dailies and
 // summaries, else the frontmatter date or period.
-func fileDate(f layout.File, doc *layout.Doc) string {
+func fileDate(f layout.File, doc *layout.Doc, get func(string) string) string {
 	if !f.Date.IsZero() {
 		return f.Date.Format(layout.DateLayout)
 	}
 	if d := doc.Date(); !d.IsZero() {
 		return d.Format(layout.DateLayout)
+	}
+	if t, err := time.Parse(layout.DateLayout, get("date")); err == nil {
+		return t.Format(layout.DateLayout)
 	}
 	return ""
 }

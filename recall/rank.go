@@ -261,10 +261,10 @@ func hasReason(rs []string, r string) bool {
 	return false
 }
 
-// withRecency makes sure the given recent weekly summaries are among the
-// k hits: one already there is marked, a missing one takes the place of
-// the weakest hit that is not itself a recency item. Recency items keep
-// their place in score order and are never repeated.
+// withRecency cuts the ranked hits to k and appends the recent weekly
+// summaries that are not among them, newest first; one already there is
+// only marked. Recency items never displace a relevant hit and never
+// repeat.
 func withRecency(rs []ranked, recent []ranked, k int) []ranked {
 	if len(rs) > k {
 		rs = rs[:k]
@@ -281,20 +281,9 @@ func withRecency(rs []ranked, recent []ranked, k int) []ranked {
 				break
 			}
 		}
-		if found {
-			continue
-		}
-		r.reason = unionReasons(r.reason, []string{"recency"})
-		if len(out) < k {
+		if !found {
+			r.reason = unionReasons(r.reason, []string{"recency"})
 			out = append(out, r)
-			continue
-		}
-		// Replace the weakest non-recency hit.
-		for i := len(out) - 1; i >= 0; i-- {
-			if !hasReason(out[i].reason, "recency") {
-				out[i] = r
-				break
-			}
 		}
 	}
 	return out

@@ -124,7 +124,8 @@ func TestWithRecency(t *testing.T) {
 		want string
 	}{
 		{"room for both", 5, "a#0,w1#0,b#0,w2#0"},
-		{"replaces the weakest", 3, "a#0,w1#0,w2#0"},
+		{"added after k hits", 2, "a#0,w1#0,w2#0"},
+		{"cut below a recent weekly", 1, "a#0,w1#0,w2#0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,6 +38,9 @@ and compacts old logs into summaries.
 		newListCmd(f),
 		newShowCmd(f),
 		newDoctorCmd(f),
+		newRecallCmd(f),
+		newIndexCmd(f),
+		newEvalCmd(f),
 	)
 	return root
 }
