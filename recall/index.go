@@ -237,14 +237,16 @@ func (ix *Index) scopes(teammates []string) ([]string, error) {
 
 // scope is one locked index folder.
 type scope struct {
-	name   string
-	dir    string
-	man    *manifest
-	bl     bleve.Index
-	vec    *vectorSet
-	fl     *flock.Flock
-	write  bool
-	broken bool // found corrupt while reading
+	name string
+	dir  string
+	man  *manifest
+	bl   bleve.Index
+	vec  *vecView
+	// weeklies are the indexed weekly summaries, for the recency pass.
+	weeklies []weeklyRef
+	fl       *flock.Flock
+	write    bool
+	broken   bool // found corrupt while reading
 }
 
 func (s *scope) label() string {
@@ -324,12 +326,16 @@ const (
 )
 
 // loadManifest reads the scope's manifest and says whether it can be
-// trusted as is.
-func (ix *Index) loadManifest(s *scope) (ok bool, why string) {
+// trusted as is. A search that does not sync reads only its header.
+func (ix *Index) loadManifest(s *scope, headerOnly bool) (ok bool, why string) {
 	if _, err := os.Stat(filepath.Join(s.dir, syncingFile)); err == nil {
 		return false, "an earlier sync did not finish"
 	}
-	m, err := readManifest(filepath.Join(s.dir, manifestFile))
+	var m *manifest
+	b, err := os.ReadFile(filepath.Join(s.dir, manifestFile))
+	if err == nil {
+		m, s.weeklies, err = decodeManifest(b, headerOnly)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return false, ""
@@ -444,7 +450,7 @@ func hashBytes(b []byte) string {
 func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool) (SyncStats, error) {
 	var st SyncStats
 	if !rebuild {
-		if ok, why := ix.loadManifest(s); !ok {
+		if ok, why := ix.loadManifest(s, false); !ok {
 			if why != "" {
 				ix.warnf("recall: rebuilding the index of %s (%s)", s.label(), why)
 			}
@@ -685,6 +691,7 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 	if err != nil {
 		return err
 	}
+	s.weeklies = m.weeklies()
 	if err := ix.ws.WriteFile(ix.ws.Rel(filepath.Join(s.dir, manifestFile)), b); err != nil {
 		return fmt.Errorf("sync index of %s: %w", s.label(), err)
 	}
@@ -794,10 +801,15 @@ func (ix *Index) writeVectors(ctx context.Context, s *scope, path string, old *v
 			ix.opts.Progress(Progress{Scope: s.name, Phase: "embed", Done: end, Total: len(todo), Chunks: st.Chunks, Rebuilding: len(st.Rebuilt) > 0})
 		}
 	}
-	if err := ix.ws.WriteFile(ix.ws.Rel(path), nv.encode()); err != nil {
+	b := nv.encode()
+	if err := ix.ws.WriteFile(ix.ws.Rel(path), b); err != nil {
 		return fmt.Errorf("write vectors of %s: %w", s.label(), err)
 	}
-	s.vec = nv
+	v, err := viewVectors(b)
+	if err != nil {
+		return err
+	}
+	s.vec = v
 	return nil
 }
 

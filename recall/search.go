@@ -67,7 +67,7 @@ func (ix *Index) readyScope(ctx context.Context, name string, noSync bool) (*sco
 		return nil, err
 	}
 	if noSync {
-		if ok, _ := ix.loadManifest(s); ok {
+		if ok, _ := ix.loadManifest(s, true); ok {
 			if err := ix.openForRead(s); err == nil {
 				return s, nil
 			}
@@ -108,7 +108,7 @@ func (ix *Index) openForRead(s *scope) error {
 		s.bl = bl
 	}
 	if ix.opts.Embedder != nil && s.vec == nil && s.man.Embedder == ix.embedderID() {
-		v, err := readVectors(filepath.Join(s.dir, vectorsFile))
+		v, err := openVectors(filepath.Join(s.dir, vectorsFile))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
@@ -247,10 +247,8 @@ func recentWeeklies(scopes []*scope, depth int) []string {
 	type wk struct{ date, path string }
 	var all []wk
 	for _, s := range scopes {
-		for p, f := range s.man.Files {
-			if f.Kind == "weekly" && f.Chunks > 0 {
-				all = append(all, wk{f.Date, p})
-			}
+		for _, w := range s.weeklies {
+			all = append(all, wk{w.Date, w.Path})
 		}
 	}
 	sort.Slice(all, func(i, j int) bool {

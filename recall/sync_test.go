@@ -26,7 +26,7 @@ func TestSyncSelectsFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.close()
-	if ok, why := ix.loadManifest(s); !ok {
+	if ok, why := ix.loadManifest(s, false); !ok {
 		t.Fatalf("manifest: %s", why)
 	}
 	tests := []struct {
@@ -273,7 +273,7 @@ func TestSyncRecovers(t *testing.T) {
 				b, _ := m.encode()
 				os.WriteFile(filepath.Join(dir, manifestFile), b, 0o644)
 			},
-			wantWarn: "schema 1, want 2",
+			wantWarn: "schema 2, want 3",
 		},
 		{
 			name: "chunker settings change",

@@ -179,32 +179,162 @@ type scored struct {
 	score float64
 }
 
-// search returns the top n rows by dot product with the float query q
-// (exact: every row is scored).
-func (v *vectorSet) search(q []float32, n int) []scored {
-	if v == nil || len(q) != v.dims || n <= 0 {
+// vecView is a vector file opened for searching: rows are scored in place
+// in the file's bytes and chunk IDs are decoded only for the winners.
+type vecView struct {
+	identity string
+	dims, n  int
+	rows     []byte // n rows of [16-byte hash, f32 scale, dims int8]
+	ids      []byte // the ID table
+}
+
+func openVectors(path string) (*vecView, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return viewVectors(b)
+}
+
+func viewVectors(b []byte) (*vecView, error) {
+	bad := func(what string) error { return fmt.Errorf("vectors %s: %w", what, errCorrupt) }
+	if len(b) < len(vectorMagic)+14 || !bytes.Equal(b[:len(vectorMagic)], vectorMagic) {
+		return nil, bad("header")
+	}
+	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, crcTable) != sum {
+		return nil, bad("checksum")
+	}
+	p := len(vectorMagic)
+	dims := int(binary.LittleEndian.Uint32(b[p:]))
+	n := int(binary.LittleEndian.Uint32(b[p+4:]))
+	il := int(binary.LittleEndian.Uint16(b[p+8:]))
+	p += 10
+	if dims < 0 || dims > 1<<14 || (dims == 0 && n > 0) || p+il > len(body) {
+		return nil, bad("header")
+	}
+	v := &vecView{identity: string(b[p : p+il]), dims: dims, n: n}
+	p += il
+	if n < 0 || p+n*(20+dims) > len(body) {
+		return nil, bad("rows")
+	}
+	v.rows = body[p : p+n*(20+dims)]
+	v.ids = body[p+n*(20+dims):]
+	return v, nil
+}
+
+// search returns the n rows with the largest dot product with q. Every
+// row is scored (exact search over the quantised vectors); the query is
+// quantised too, so the inner loop is integer arithmetic.
+func (v *vecView) search(q []float32, n int) []scored {
+	if v == nil || v.n == 0 || len(q) != v.dims || n <= 0 {
 		return nil
 	}
-	out := make([]scored, 0, n+1)
-	min := math.Inf(-1)
-	d := v.dims
-	for i := range v.ids {
-		row := v.data[i*d : (i+1)*d]
-		var s float32
-		for j, x := range row {
-			s += q[j] * float32(x)
-		}
-		score := float64(s * v.scales[i])
-		if len(out) == n && score <= min {
-			continue
-		}
-		out = append(out, scored{v.ids[i], score})
-		if len(out) > n {
-			sort.Slice(out, func(a, b int) bool { return out[a].score > out[b].score })
-			out = out[:n]
-			min = out[n-1].score
+	var qmax float32
+	for _, x := range q {
+		if a := float32(math.Abs(float64(x))); a > qmax {
+			qmax = a
 		}
 	}
-	sort.Slice(out, func(a, b int) bool { return out[a].score > out[b].score })
+	if qmax == 0 {
+		return nil
+	}
+	qi := make([]int32, v.dims)
+	for j, x := range q {
+		qi[j] = int32(math.Round(float64(x / qmax * 127)))
+	}
+	qscale := float64(qmax) / 127
+	row := 20 + v.dims
+	top := make(topN, 0, n+1)
+	for i := 0; i < v.n; i++ {
+		r := v.rows[i*row : (i+1)*row]
+		scale := math.Float32frombits(binary.LittleEndian.Uint32(r[16:20]))
+		d := dotInt8(qi, r[20:])
+		top.push(i, float64(d)*float64(scale)*qscale, n)
+	}
+	sort.Slice(top, func(a, b int) bool { return top[a].score > top[b].score })
+	want := make(map[int]int, len(top))
+	for k, t := range top {
+		want[t.row] = k
+	}
+	out := make([]scored, len(top))
+	p := 0
+	for i := 0; i < v.n && len(want) > 0; i++ {
+		if p+2 > len(v.ids) {
+			break
+		}
+		l := int(binary.LittleEndian.Uint16(v.ids[p:]))
+		p += 2
+		if k, ok := want[i]; ok && p+l <= len(v.ids) {
+			out[k] = scored{string(v.ids[p : p+l]), top[k].score}
+			delete(want, i)
+		}
+		p += l
+	}
 	return out
+}
+
+// dotInt8 is the dot product of a quantised query and a row of int8s
+// stored as bytes.
+func dotInt8(q []int32, r []byte) int32 {
+	var s0, s1, s2, s3 int32
+	j := 0
+	r = r[:len(q)]
+	for ; j+4 <= len(q); j += 4 {
+		s0 += q[j] * int32(int8(r[j]))
+		s1 += q[j+1] * int32(int8(r[j+1]))
+		s2 += q[j+2] * int32(int8(r[j+2]))
+		s3 += q[j+3] * int32(int8(r[j+3]))
+	}
+	for ; j < len(q); j++ {
+		s0 += q[j] * int32(int8(r[j]))
+	}
+	return s0 + s1 + s2 + s3
+}
+
+type rowScore struct {
+	row   int
+	score float64
+}
+
+// topN keeps the n best rows as a min-heap on score.
+type topN []rowScore
+
+func (t *topN) push(row int, score float64, n int) {
+	h := *t
+	if len(h) == n {
+		if score <= h[0].score {
+			return
+		}
+		h[0] = rowScore{row, score}
+		h.down(0)
+		return
+	}
+	h = append(h, rowScore{row, score})
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if h[p].score <= h[i].score {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+	*t = h
+}
+
+func (t topN) down(i int) {
+	for {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(t) && t[l].score < t[m].score {
+			m = l
+		}
+		if r < len(t) && t[r].score < t[m].score {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		t[i], t[m] = t[m], t[i]
+		i = m
+	}
 }
