@@ -237,11 +237,12 @@ func (ix *Index) scopes(teammates []string) ([]string, error) {
 
 // scope is one locked index folder.
 type scope struct {
-	name string
-	dir  string
-	man  *manifest
-	bl   bleve.Index
-	vec  *vecView
+	name       string
+	dir        string
+	man        *manifest
+	bl         bleve.Index
+	vec        *vecView
+	releaseVec func() // unmaps vec
 	// weeklies are the indexed weekly summaries, for the recency pass.
 	weeklies []weeklyRef
 	fl       *flock.Flock
@@ -265,6 +266,11 @@ func (s *scope) closeBleve() {
 
 func (s *scope) close() {
 	s.closeBleve()
+	s.vec = nil
+	if s.releaseVec != nil {
+		s.releaseVec()
+		s.releaseVec = nil
+	}
 	if s.fl != nil {
 		s.fl.Unlock()
 	}

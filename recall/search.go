@@ -108,13 +108,13 @@ func (ix *Index) openForRead(s *scope) error {
 		s.bl = bl
 	}
 	if ix.opts.Embedder != nil && s.vec == nil && s.man.Embedder == ix.embedderID() {
-		v, err := openVectors(filepath.Join(s.dir, vectorsFile))
+		v, release, err := openVectors(filepath.Join(s.dir, vectorsFile))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
 			return err
 		default:
-			s.vec = v
+			s.vec, s.releaseVec = v, release
 		}
 	}
 	return nil

@@ -188,12 +188,18 @@ type vecView struct {
 	ids      []byte // the ID table
 }
 
-func openVectors(path string) (*vecView, error) {
-	b, err := os.ReadFile(path)
+// openVectors maps a vector file for searching; release frees it once
+// the search is done with the view.
+func openVectors(path string) (v *vecView, release func(), err error) {
+	b, release, err := mapFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return viewVectors(b)
+	if v, err = viewVectors(b); err != nil {
+		release()
+		return nil, nil, err
+	}
+	return v, release, nil
 }
 
 func viewVectors(b []byte) (*vecView, error) {
