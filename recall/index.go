@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -102,6 +103,9 @@ type Index struct {
 	opts   Options
 	rank   Ranking
 	warned bool
+
+	mu     sync.Mutex
+	mapped map[string]*mappedVectors // vector files kept mapped between searches
 }
 
 // Open prepares the index of ws. It touches no files: the first Sync or
@@ -127,9 +131,17 @@ func Open(ws *layout.Workspace, opts Options) (*Index, error) {
 // HasVectors reports whether searches use vectors; false means BM25 only.
 func (ix *Index) HasVectors() bool { return ix.opts.Embedder != nil }
 
-// Close releases the index. Locks are held only during operations, so
-// there is nothing to flush.
-func (ix *Index) Close() error { return nil }
+// Close releases the vector files the index keeps mapped. Locks are held
+// only during operations, so there is nothing to flush.
+func (ix *Index) Close() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for p, m := range ix.mapped {
+		m.release()
+		delete(ix.mapped, p)
+	}
+	return nil
+}
 
 func (ix *Index) warnf(format string, args ...interface{}) {
 	if ix.opts.Warn != nil {
@@ -237,12 +249,11 @@ func (ix *Index) scopes(teammates []string) ([]string, error) {
 
 // scope is one locked index folder.
 type scope struct {
-	name       string
-	dir        string
-	man        *manifest
-	bl         bleve.Index
-	vec        *vecView
-	releaseVec func() // unmaps vec
+	name string
+	dir  string
+	man  *manifest
+	bl   bleve.Index
+	vec  *vecView
 	// weeklies are the indexed weekly summaries, for the recency pass.
 	weeklies []weeklyRef
 	fl       *flock.Flock
@@ -267,10 +278,6 @@ func (s *scope) closeBleve() {
 func (s *scope) close() {
 	s.closeBleve()
 	s.vec = nil
-	if s.releaseVec != nil {
-		s.releaseVec()
-		s.releaseVec = nil
-	}
 	if s.fl != nil {
 		s.fl.Unlock()
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -108,13 +109,13 @@ func (ix *Index) openForRead(s *scope) error {
 		s.bl = bl
 	}
 	if ix.opts.Embedder != nil && s.vec == nil && s.man.Embedder == ix.embedderID() {
-		v, release, err := openVectors(filepath.Join(s.dir, vectorsFile))
+		v, err := ix.vectorsFor(filepath.Join(s.dir, vectorsFile))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
 			return err
 		default:
-			s.vec, s.releaseVec = v, release
+			s.vec = v
 		}
 	}
 	return nil
@@ -262,4 +263,42 @@ func recentWeeklies(scopes []*scope, depth int) []string {
 		out = append(out, all[i].path)
 	}
 	return out
+}
+
+// mappedVectors is a vector file kept mapped between searches, with the
+// stat data that says it is still the file on disk. A writer replaces the
+// file by renaming a new one over it, so an old mapping stays whole.
+type mappedVectors struct {
+	size, mtime, ctime int64
+	ino                uint64
+	view               *vecView
+	release            func()
+}
+
+// vectorsFor returns the view of a vector file, mapping (and checking) it
+// only when it changed since this Index last mapped it.
+func (ix *Index) vectorsFor(path string) (*vecView, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	ctime, ino := statID(fi)
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if m, ok := ix.mapped[path]; ok {
+		if m.size == fi.Size() && m.mtime == fi.ModTime().UnixNano() && m.ctime == ctime && m.ino == ino {
+			return m.view, nil
+		}
+		m.release()
+		delete(ix.mapped, path)
+	}
+	v, release, err := openVectors(path)
+	if err != nil {
+		return nil, err
+	}
+	if ix.mapped == nil {
+		ix.mapped = map[string]*mappedVectors{}
+	}
+	ix.mapped[path] = &mappedVectors{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: ctime, ino: ino, view: v, release: release}
+	return v, nil
 }
