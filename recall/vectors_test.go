@@ -3,6 +3,8 @@ package recall
 import (
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"sort"
 	"testing"
 
@@ -67,4 +69,75 @@ func TestVectorFileRoundTrip(t *testing.T) {
 			t.Errorf("truncated: err %v, want errCorrupt", err)
 		}
 	})
+}
+
+// TestSketchPrefilter checks that on a set large enough for the sign
+// sketch pass, the results match an exhaustive scan for dense vectors.
+func TestSketchPrefilter(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	dense := func() []float32 {
+		v := make([]float32, 384)
+		var n float64
+		for j := range v {
+			v[j] = float32(r.NormFloat64())
+			n += float64(v[j] * v[j])
+		}
+		for j := range v {
+			v[j] /= float32(math.Sqrt(n))
+		}
+		return v
+	}
+	const rows = 3 * exactBelow
+	vs := newVectorSet("dense", 384)
+	var all [][]float32
+	for i := 0; i < rows; i++ {
+		v := dense()
+		all = append(all, v)
+		vs.add(fmt.Sprintf("r%d", i), textHash{}, v)
+	}
+	view, err := viewVectors(vs.encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, total := 0, 0
+	for qn := 0; qn < 20; qn++ {
+		// A query near a known row, as real queries are near their answers.
+		base := all[r.IntN(rows)]
+		q := make([]float32, 384)
+		noise := dense()
+		for j := range q {
+			q[j] = base[j] + 0.8*noise[j]
+		}
+		type ex struct {
+			id string
+			s  float32
+		}
+		var exact []ex
+		for i, v := range all {
+			var d float32
+			for j := range v {
+				d += v[j] * q[j]
+			}
+			exact = append(exact, ex{fmt.Sprintf("r%d", i), d})
+		}
+		sort.Slice(exact, func(i, j int) bool { return exact[i].s > exact[j].s })
+		got := map[string]bool{}
+		for _, h := range view.search(q, 10) {
+			got[h.id] = true
+		}
+		for _, e := range exact[:10] {
+			total++
+			if got[e.id] {
+				found++
+			}
+		}
+		if !got[exact[0].id] {
+			t.Errorf("query %d: the exact best row %s is missing", qn, exact[0].id)
+		}
+	}
+	if recall := float64(found) / float64(total); recall < 0.9 {
+		t.Errorf("top-10 recall against an exhaustive scan %.2f, want at least 0.9", recall)
+	} else {
+		t.Logf("top-10 recall against an exhaustive scan: %.3f", recall)
+	}
 }
