@@ -153,13 +153,11 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 		if len(vs) != 1 {
 			return nil, fmt.Errorf("embed query: embedder returned %d vectors", len(vs))
 		}
+		var views []*vecView
 		for _, s := range scopes {
-			vec = append(vec, s.vec.search(vs[0], cand)...)
+			views = append(views, s.vec)
 		}
-		sort.SliceStable(vec, func(i, j int) bool { return vec[i].score > vec[j].score })
-		if len(vec) > cand {
-			vec = vec[:cand]
-		}
+		vec = searchViews(views, vs[0], cand)
 	}
 	fused := fuse(r, bm, vec)
 

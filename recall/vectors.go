@@ -256,18 +256,26 @@ func viewVectors(b []byte) (*vecView, error) {
 	return v, nil
 }
 
-// exactBelow is the row count up to which every row is scored; above it
-// the sign sketches pick candidates first.
+// exactBelow is the row count (over all searched scopes) up to which
+// every row is scored; above it the sign sketches pick candidates first.
 const exactBelow = 8192
 
-// search returns the n rows with the largest dot product with q. Up to
-// exactBelow rows every row is scored exactly (over the quantised
-// vectors). Larger sets are first narrowed by the Hamming distance between
-// sign sketches to the best max(64n, 4096) rows, which are then scored
-// exactly: for dense embeddings the true top n is almost always among
-// them, at a tenth of the cost of a full scan.
-func (v *vecView) search(q []float32, n int) []scored {
-	if v == nil || v.n == 0 || len(q) != v.dims || n <= 0 {
+// searchViews returns the n rows of all views with the largest dot
+// product with q. Up to exactBelow rows in all, every row is scored
+// exactly (over the quantised vectors). Larger sets are first narrowed by
+// the Hamming distance between sign sketches to the best max(64n, 4096)
+// rows, which are then scored exactly: for dense embeddings the true top
+// n is almost always among them, at a fraction of a full scan's cost.
+func searchViews(views []*vecView, q []float32, n int) []scored {
+	var vs []*vecView
+	total := 0
+	for _, v := range views {
+		if v != nil && v.n > 0 && v.dims == len(q) {
+			vs = append(vs, v)
+			total += v.n
+		}
+	}
+	if len(vs) == 0 || n <= 0 {
 		return nil
 	}
 	var qmax float32
@@ -279,30 +287,47 @@ func (v *vecView) search(q []float32, n int) []scored {
 	if qmax == 0 {
 		return nil
 	}
-	qi := make([]int32, v.dims)
-	qs := make([]int8, v.dims)
+	qi := make([]int32, len(q))
+	qs := make([]int8, len(q))
 	for j, x := range q {
 		qi[j] = int32(math.Round(float64(x / qmax * 127)))
 		qs[j] = int8(qi[j])
 	}
 	qscale := float64(qmax) / 127
-	row := 20 + v.dims
-	top := make(topN, 0, n+1)
-	score := func(i int) {
-		r := v.rows[i*row : (i+1)*row]
-		scale := math.Float32frombits(binary.LittleEndian.Uint32(r[16:20]))
-		top.push(i, float64(dotInt8(qi, r[20:]))*float64(scale)*qscale, n)
+	rows := make([][]int, len(vs)) // nil: score every row
+	if c := max(64*n, 4096); total > exactBelow && c < total {
+		rows = nearestSketches(vs, sketch(qs), c)
 	}
-	if c := max(64*n, 4096); v.n <= exactBelow || c >= v.n {
-		for i := 0; i < v.n; i++ {
-			score(i)
+	var out []scored
+	for k, v := range vs {
+		top := make(topN, 0, n+1)
+		row := 20 + v.dims
+		score := func(i int) {
+			r := v.rows[i*row : (i+1)*row]
+			scale := math.Float32frombits(binary.LittleEndian.Uint32(r[16:20]))
+			top.push(i, float64(dotInt8(qi, r[20:]))*float64(scale)*qscale, n)
 		}
-	} else {
-		for _, i := range v.nearestSketches(sketch(qs), c) {
-			score(i)
+		if rows[k] == nil {
+			for i := 0; i < v.n; i++ {
+				score(i)
+			}
+		} else {
+			for _, i := range rows[k] {
+				score(i)
+			}
 		}
+		out = append(out, v.resolve(top)...)
 	}
-	sort.Slice(top, func(a, b int) bool { return top[a].score > top[b].score })
+	sort.SliceStable(out, func(a, b int) bool { return out[a].score > out[b].score })
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+// resolve turns scored rows into scored chunk IDs, reading the ID table
+// once.
+func (v *vecView) resolve(top topN) []scored {
 	want := make(map[int]int, len(top))
 	for k, t := range top {
 		want[t.row] = k
@@ -324,37 +349,43 @@ func (v *vecView) search(q []float32, n int) []scored {
 	return out
 }
 
-// nearestSketches returns about c rows whose sign sketches are nearest
-// to qs in Hamming distance: a histogram of distances finds the cut-off,
-// a second pass collects the rows within it.
-func (v *vecView) nearestSketches(qs []uint64, c int) []int {
+// nearestSketches returns, per view, the rows whose sign sketches are
+// nearest to qs in Hamming distance, about c in all: a histogram of
+// distances finds the cut-off, a second pass collects the rows within it.
+func nearestSketches(vs []*vecView, qs []uint64, c int) [][]int {
 	w := len(qs)
-	dist := make([]uint16, v.n)
 	hist := make([]int, 64*w+1)
-	for i := 0; i < v.n; i++ {
-		sk := v.sketches[i*8*w : (i+1)*8*w]
-		d := 0
-		for k := 0; k < w; k++ {
-			d += bits.OnesCount64(binary.LittleEndian.Uint64(sk[k*8:]) ^ qs[k])
+	dists := make([][]uint16, len(vs))
+	for k, v := range vs {
+		dist := make([]uint16, v.n)
+		for i := 0; i < v.n; i++ {
+			sk := v.sketches[i*8*w : (i+1)*8*w]
+			d := 0
+			for j := 0; j < w; j++ {
+				d += bits.OnesCount64(binary.LittleEndian.Uint64(sk[j*8:]) ^ qs[j])
+			}
+			dist[i] = uint16(d)
+			hist[d]++
 		}
-		dist[i] = uint16(d)
-		hist[d]++
+		dists[k] = dist
 	}
 	cut, total := 0, 0
 	for cut < len(hist) && total+hist[cut] <= c {
 		total += hist[cut]
 		cut++
 	}
-	// Rows at distance cut fill what is left of c, first come first.
-	room := c - total
-	out := make([]int, 0, c)
-	for i, d := range dist {
-		switch {
-		case int(d) < cut:
-			out = append(out, i)
-		case int(d) == cut && room > 0:
-			out = append(out, i)
-			room--
+	room := c - total // rows at distance cut fill what is left, first come first
+	out := make([][]int, len(vs))
+	for k, dist := range dists {
+		out[k] = []int{}
+		for i, d := range dist {
+			switch {
+			case int(d) < cut:
+				out[k] = append(out[k], i)
+			case int(d) == cut && room > 0:
+				out[k] = append(out[k], i)
+				room--
+			}
 		}
 	}
 	return out

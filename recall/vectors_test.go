@@ -36,7 +36,7 @@ func TestVectorFileRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		q := hashembed.Vector("topic 3 thing 5")
-		got := v.search(q, 5)
+		got := searchViews([]*vecView{v}, q, 5)
 		type ex struct {
 			id string
 			s  float64
@@ -95,9 +95,23 @@ func TestSketchPrefilter(t *testing.T) {
 		all = append(all, v)
 		vs.add(fmt.Sprintf("r%d", i), textHash{}, v)
 	}
-	view, err := viewVectors(vs.encode())
-	if err != nil {
-		t.Fatal(err)
+	// Two views, as when several teammates are searched together.
+	half := newVectorSet("dense", 384)
+	rest := newVectorSet("dense", 384)
+	for i := range all {
+		if i < rows/2 {
+			half.addRow(vs.ids[i], vs, i)
+		} else {
+			rest.addRow(vs.ids[i], vs, i)
+		}
+	}
+	var views []*vecView
+	for _, set := range []*vectorSet{half, rest} {
+		v, err := viewVectors(set.encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		views = append(views, v)
 	}
 	found, total := 0, 0
 	for qn := 0; qn < 20; qn++ {
@@ -122,7 +136,7 @@ func TestSketchPrefilter(t *testing.T) {
 		}
 		sort.Slice(exact, func(i, j int) bool { return exact[i].s > exact[j].s })
 		got := map[string]bool{}
-		for _, h := range view.search(q, 10) {
+		for _, h := range searchViews(views, q, 10) {
 			got[h.id] = true
 		}
 		for _, e := range exact[:10] {
