@@ -104,6 +104,8 @@ var (
 	gen10kFiles  = benchgen.Options{Teammates: 14, Years: 3, Seed: 1}
 	gen10kChunks = benchgen.Options{Teammates: 5, Years: 3, Seed: 2}
 	gen100k      = benchgen.Options{Teammates: 25, Years: 6, Seed: 3}
+	// One teammate with about 100,000 chunks in a single index.
+	gen100kOne = benchgen.Options{Teammates: 1, Years: 18, Seed: 4, EntriesPerDaily: 30}
 )
 
 func BenchmarkNoChangeSync10kFiles(b *testing.B) {
@@ -185,8 +187,14 @@ func benchQuery(b *testing.B, name string, gen benchgen.Options, teammates []str
 // BenchmarkQuery100kAll searches every teammate of a 100k-chunk workspace.
 func BenchmarkQuery100kAll(b *testing.B) { benchQuery(b, "100k", gen100k, nil) }
 
-// BenchmarkQuery100kOne searches one teammate of the same workspace.
-func BenchmarkQuery100kOne(b *testing.B) { benchQuery(b, "100k", gen100k, []string{"atlas"}) }
+// BenchmarkQuery100kOneOf25 searches one teammate of the same workspace.
+func BenchmarkQuery100kOneOf25(b *testing.B) { benchQuery(b, "100k", gen100k, []string{"atlas"}) }
+
+// BenchmarkQuery100kSingle searches one teammate whose index alone holds
+// about 100,000 chunks.
+func BenchmarkQuery100kSingle(b *testing.B) {
+	benchQuery(b, "100k-single", gen100kOne, []string{"atlas"})
+}
 
 func BenchmarkRebuild10kChunks(b *testing.B) {
 	ws := benchWorkspace(b, "10k-chunks", gen10kChunks)

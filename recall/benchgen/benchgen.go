@@ -31,6 +31,9 @@ type Options struct {
 	// TypedPerYear is how many typed memories a teammate writes a year;
 	// 0 means 40.
 	TypedPerYear int
+	// EntriesPerDaily fixes the number of entries in a daily; 0 means
+	// two to five. Large values pack many chunks into one teammate.
+	EntriesPerDaily int
 }
 
 // Stats counts what Generate wrote.
@@ -160,7 +163,11 @@ func (g *gen) teammate(name string, start time.Time, o Options, compactedUntil t
 		}
 		var b strings.Builder
 		b.WriteString("# " + d.Format(layout.DateLayout) + "\n")
-		for e := 0; e < 2+g.r.IntN(4); e++ {
+		entries := 2 + g.r.IntN(4)
+		if o.EntriesPerDaily > 0 {
+			entries = o.EntriesPerDaily
+		}
+		for e := 0; e < entries; e++ {
 			fmt.Fprintf(&b, "\n## %s %s\n\n", upperFirst(g.pick(verbs)), g.pick(subjects))
 			b.WriteString(g.paragraph(2 + g.r.IntN(4)))
 			if g.r.IntN(3) == 0 {
