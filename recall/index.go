@@ -10,8 +10,10 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -691,6 +693,15 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 		if old != nil && old.identity != ix.embedderID() {
 			old = nil
 		}
+		if old == nil && !revector && !rebuilding {
+			// The vectors of files this sync did not re-chunk are gone:
+			// chunk those files again so that they are embedded too.
+			more, err := ix.rechunkUnchanged(s, changed)
+			if err != nil {
+				return err
+			}
+			pending = append(pending, more...)
+		}
 		if err := ix.writeVectors(ctx, s, vpath, old, pending, st); err != nil {
 			return err
 		}
@@ -712,6 +723,42 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 		return fmt.Errorf("sync index of %s: %w", s.label(), err)
 	}
 	return nil
+}
+
+// rechunkUnchanged chunks the scope's indexed files that are not in
+// changed, for re-embedding them.
+func (ix *Index) rechunkUnchanged(s *scope, changed []*candidate) ([]pendingChunk, error) {
+	done := map[string]bool{}
+	for _, c := range changed {
+		done[c.file.Path] = true
+	}
+	var out []pendingChunk
+	for p, f := range s.man.Files {
+		if done[p] || f.Chunks == 0 {
+			continue
+		}
+		src, err := os.ReadFile(ix.ws.Abs(p))
+		if err != nil {
+			return nil, fmt.Errorf("sync index of %s: %w", s.label(), err)
+		}
+		sub, fn := path.Split(strings.TrimPrefix(p, s.name+"/"))
+		lf := layout.File{Kind: layout.KindCrossTeam, Path: p}
+		if s.name != "" {
+			if sub == "" {
+				lf = layout.File{Teammate: s.name, Kind: layout.KindWisdom, Path: p}
+			} else {
+				lf = layout.Classify(s.name, strings.TrimSuffix(sub, "/"), fn)
+			}
+		}
+		chunks, err := ChunkFile(lf, src, ix.opts.Chunking)
+		if err != nil {
+			continue
+		}
+		for _, ch := range chunks {
+			out = append(out, pendingChunk{ch.ID, ch.EmbedText()})
+		}
+	}
+	return out, nil
 }
 
 // pendingChunk is a chunk that needs a vector.

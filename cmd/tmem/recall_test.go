@@ -58,7 +58,8 @@ func TestRecallCommand(t *testing.T) {
 		{"teammate required", []string{"recall", "bulk"}, 2, "", "--teammate or --all is required", ""},
 		{"unknown teammate", []string{"recall", "--teammate", "nobody", "bulk"}, 2, "", "unknown teammate", ""},
 		{"bad k", []string{"recall", "--teammate", "beacon", "-k", "0", "bulk"}, 2, "", "-k 0", ""},
-		{"index", []string{"index", "--rebuild"}, 0, "", "indexed", ""},
+		{"index is silent off a terminal", []string{"-q", "index", "--rebuild"}, 0, "", "", "indexed"},
+		{"index says what it did under -v", []string{"-v", "index"}, 0, "", "indexed", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
