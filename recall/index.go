@@ -547,7 +547,18 @@ func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool) (SyncSta
 	st.Deleted = len(deleted)
 	st.Files = len(keep)
 	vecsOutdated := ix.opts.Embedder == nil && s.man.Embedder != ""
-	if len(changed) == 0 && len(deleted) == 0 && !dirty && !rebuild && !vecsOutdated {
+	if len(changed) == 0 && len(deleted) == 0 && !rebuild {
+		if !dirty && !vecsOutdated {
+			return st, nil
+		}
+		// Only stat data or the vector bookkeeping moved: the manifest
+		// is all there is to write.
+		if vecsOutdated {
+			s.man.Embedder = ""
+		}
+		if err := ix.writeManifest(s); err != nil {
+			return st, err
+		}
 		return st, nil
 	}
 	if err := ix.applySync(ctx, s, changed, deleted, revector, &st); err != nil {
@@ -711,13 +722,8 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 	}
 	st.EmbedTime = ix.tick().Sub(te)
 
-	b, err := m.encode()
-	if err != nil {
+	if err := ix.writeManifest(s); err != nil {
 		return err
-	}
-	s.weeklies = m.weeklies()
-	if err := ix.ws.WriteFile(ix.ws.Rel(filepath.Join(s.dir, manifestFile)), b); err != nil {
-		return fmt.Errorf("sync index of %s: %w", s.label(), err)
 	}
 	if err := os.Remove(marker); err != nil {
 		return fmt.Errorf("sync index of %s: %w", s.label(), err)
@@ -759,6 +765,19 @@ func (ix *Index) rechunkUnchanged(s *scope, changed []*candidate) ([]pendingChun
 		}
 	}
 	return out, nil
+}
+
+// writeManifest atomically replaces the scope's manifest.
+func (ix *Index) writeManifest(s *scope) error {
+	b, err := s.man.encode()
+	if err != nil {
+		return err
+	}
+	s.weeklies = s.man.weeklies()
+	if err := ix.ws.WriteFile(ix.ws.Rel(filepath.Join(s.dir, manifestFile)), b); err != nil {
+		return fmt.Errorf("sync index of %s: %w", s.label(), err)
+	}
+	return nil
 }
 
 // pendingChunk is a chunk that needs a vector.
