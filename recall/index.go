@@ -58,7 +58,7 @@ type Progress struct {
 	Phase      string // "index" or "embed"
 	Done       int    // files (index) or chunks (embed) done in this phase
 	Total      int
-	Chunks     int // chunks indexed so far in this sync
+	Chunks     int // chunks indexed so far in this Sync or Rebuild call, over all scopes
 	Rebuilding bool
 }
 
@@ -108,6 +108,8 @@ type Index struct {
 
 	mu     sync.Mutex
 	mapped map[string]*mappedVectors // vector files kept mapped between searches
+
+	chunkBase int // chunks indexed by earlier scopes of the running sync, for Progress
 }
 
 // Open prepares the index of ws. It touches no files: the first Sync or
@@ -199,7 +201,9 @@ func (ix *Index) syncAll(ctx context.Context, teammates []string, rebuild bool) 
 		return total, err
 	}
 	ix.noteBM25Only()
+	defer func() { ix.chunkBase = 0 }()
 	for _, name := range names {
+		ix.chunkBase = total.Chunks
 		s, err := ix.lockScope(ctx, name, true)
 		if err != nil {
 			return total, err
@@ -682,7 +686,7 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 		}
 		index += ix.tick().Sub(ti)
 		if ix.opts.Progress != nil {
-			ix.opts.Progress(Progress{Scope: s.name, Phase: "index", Done: i + 1, Total: len(changed), Chunks: st.Chunks, Rebuilding: rebuilding})
+			ix.opts.Progress(Progress{Scope: s.name, Phase: "index", Done: i + 1, Total: len(changed), Chunks: ix.chunkBase + st.Chunks, Rebuilding: rebuilding})
 		}
 	}
 	ti := ix.tick()
@@ -877,7 +881,7 @@ func (ix *Index) writeVectors(ctx context.Context, s *scope, path string, old *v
 			}
 		}
 		if ix.opts.Progress != nil {
-			ix.opts.Progress(Progress{Scope: s.name, Phase: "embed", Done: end, Total: len(todo), Chunks: st.Chunks, Rebuilding: len(st.Rebuilt) > 0})
+			ix.opts.Progress(Progress{Scope: s.name, Phase: "embed", Done: end, Total: len(todo), Chunks: ix.chunkBase + st.Chunks, Rebuilding: len(st.Rebuilt) > 0})
 		}
 	}
 	b := nv.encode()

@@ -15,10 +15,12 @@ import (
 // progressBar draws index progress on a terminal: files, chunks,
 // chunks per second and an ETA, redrawn in place.
 type progressBar struct {
-	w     io.Writer
-	start time.Time
-	last  time.Time
-	drawn bool
+	w          io.Writer
+	start      time.Time
+	last       time.Time
+	drawn      bool
+	scope      string // the scope (and phase) being drawn, and when it began
+	scopeStart time.Time
 }
 
 // newProgress returns a progress callback when stderr is a terminal and
@@ -37,6 +39,9 @@ func (f *factory) newProgress() (*progressBar, func(recall.Progress)) {
 
 func (p *progressBar) update(ev recall.Progress) {
 	now := time.Now()
+	if key := ev.Scope + "/" + ev.Phase; key != p.scope || !p.drawn {
+		p.scope, p.scopeStart = key, now
+	}
 	if now.Sub(p.last) < 100*time.Millisecond && ev.Done != ev.Total {
 		return
 	}
@@ -47,8 +52,8 @@ func (p *progressBar) update(ev recall.Progress) {
 		rate = float64(ev.Chunks) / el
 	}
 	eta := "?"
-	if ev.Done > 0 && ev.Total > 0 {
-		eta = (time.Duration(el/float64(ev.Done)*float64(ev.Total-ev.Done)) * time.Second).Round(time.Second).String()
+	if se := now.Sub(p.scopeStart).Seconds(); ev.Done > 0 && ev.Total > 0 {
+		eta = (time.Duration(se/float64(ev.Done)*float64(ev.Total-ev.Done)) * time.Second).Round(time.Second).String()
 	}
 	const width = 24
 	fill := 0
