@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,6 +21,7 @@ type recallOptions struct {
 	noSync       bool
 	recencyDepth int
 	model        string
+	boost        map[string]string
 }
 
 func newRecallCmd(f *factory) *cobra.Command {
@@ -59,7 +62,16 @@ weekly summaries are always included.`,
 			if err != nil {
 				return err
 			}
-			ix, err := f.openIndex(ws, opts.model, nil)
+			ranking, err := rankingFlag(opts.boost)
+			if err != nil {
+				return err
+			}
+			iopts, err := f.indexOptions(opts.model, nil)
+			if err != nil {
+				return err
+			}
+			iopts.Ranking = ranking
+			ix, err := recall.Open(ws, iopts)
 			if err != nil {
 				return err
 			}
@@ -88,8 +100,50 @@ weekly summaries are always included.`,
 	fl.BoolVar(&opts.noSync, "no-sync", false, "search the index as it is, without syncing it with the files")
 	fl.IntVar(&opts.recencyDepth, "recency-depth", recall.DefaultRanking.RecencyDepth, "most recent weekly summaries always included (0: none)")
 	fl.StringVar(&opts.model, "model", "", "embedding model folder (default: BM25 only)")
+	fl.StringToStringVar(&opts.boost, "boost", nil, "score multiplier per kind, e.g. typed=1.3,daily=0.9 (defaults: "+boostDefaults()+")")
 	cmd.MarkFlagsMutuallyExclusive("teammate", "all")
 	return cmd
+}
+
+// rankingFlag turns --boost KIND=X pairs into a ranking over the
+// defaults; nil when none are given.
+func rankingFlag(boost map[string]string) (*recall.Ranking, error) {
+	if len(boost) == 0 {
+		return nil, nil
+	}
+	r := recall.DefaultRanking
+	r.KindBoost = map[string]float64{}
+	for k, v := range recall.DefaultRanking.KindBoost {
+		r.KindBoost[k] = v
+	}
+	for k, v := range boost {
+		if _, ok := recall.DefaultRanking.KindBoost[k]; !ok {
+			return nil, usageErrorf("--boost %s: want one of %s", k, boostKinds())
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || x <= 0 {
+			return nil, usageErrorf("--boost %s=%s: want a positive number", k, v)
+		}
+		r.KindBoost[k] = x
+	}
+	return &r, nil
+}
+
+func boostKinds() string {
+	var ks []string
+	for k := range recall.DefaultRanking.KindBoost {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return strings.Join(ks, ", ")
+}
+
+func boostDefaults() string {
+	var out []string
+	for _, k := range strings.Split(boostKinds(), ", ") {
+		out = append(out, fmt.Sprintf("%s=%g", k, recall.DefaultRanking.KindBoost[k]))
+	}
+	return strings.Join(out, ",")
 }
 
 // teammateList checks --teammate/--all: names must exist; --all (or, when
