@@ -250,3 +250,23 @@ func (r *EvalReport) String() string {
 	}
 	return b.String()
 }
+
+// Details formats each mode's scores per tag and its missed questions.
+func (r *EvalReport) Details() string {
+	var b strings.Builder
+	for _, x := range r.Results {
+		var tags []string
+		for t := range x.ByTag {
+			tags = append(tags, t)
+		}
+		sort.Strings(tags)
+		for _, t := range tags {
+			s := x.ByTag[t]
+			fmt.Fprintf(&b, "%-8s %-12s %3d %8.3f %8.3f %9.3f %6.3f\n", x.Mode, t, s.Questions, s.RecallAt1, s.RecallAt5, s.RecallAt10, s.MRR)
+		}
+		if len(x.Misses) > 0 {
+			fmt.Fprintf(&b, "%-8s missed in the top 10: %s\n", x.Mode, strings.Join(x.Misses, " "))
+		}
+	}
+	return b.String()
+}

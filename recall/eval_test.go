@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tmemhq/tmem/recall/hashembed"
@@ -77,5 +78,8 @@ func TestEvalWithoutEmbedderSaysSo(t *testing.T) {
 	}
 	if len(rep.Results) != 1 || rep.Results[0].Mode != ModeBM25 || rep.Note == "" {
 		t.Errorf("report without an embedder: %+v", rep)
+	}
+	if d := rep.Details(); !strings.Contains(d, "bm25     keyword") {
+		t.Errorf("details lack the per-tag rows:\n%s", d)
 	}
 }

@@ -16,7 +16,8 @@ func newEvalCmd(f *factory) *cobra.Command {
 		Short: "Score recall on a labelled question set",
 		Long: `Run the questions in FILE (questions.json, next to the .teammates folder
 it asks about) and print recall@1, recall@5, recall@10 and MRR for BM25-only,
-vector-only and hybrid retrieval. Vector modes need an embedding model
+vector-only and hybrid retrieval (with --verbose, also per tag and the
+questions missed). Vector modes need an embedding model
 (--model); without one only BM25 is scored. The workspace is copied to a
 temporary folder, so no index is left beside the set.`,
 		Example: `  tmem eval testdata/eval/questions.json
@@ -39,7 +40,12 @@ temporary folder, so no index is left beside the set.`,
 			if f.json {
 				return f.printJSON(rep)
 			}
-			_, err = fmt.Fprint(f.stdout, rep.String())
+			if _, err := fmt.Fprint(f.stdout, rep.String()); err != nil {
+				return err
+			}
+			if f.verbose {
+				_, err = fmt.Fprint(f.stdout, "\n"+rep.Details())
+			}
 			return err
 		},
 	}
