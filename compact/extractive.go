@@ -30,7 +30,35 @@ const (
 	maxWeekItems     = 8
 )
 
-var datePrefix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}|\d{4}-W\d{2}):? `)
+var (
+	datePrefix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}|\d{4}-W\d{2})(, (\d{4}-\d{2}-\d{2}|\d{4}-W\d{2}))*:? `)
+	digits     = regexp.MustCompile(`\S*\d\S*`)
+)
+
+// workItem is one line of a summary's Work section: what was done, and
+// the days (or weeks) it was done on.
+type workItem struct {
+	labels []string
+	text   string
+	key    string
+}
+
+// splitLabels splits "2026-03-09, 2026-03-10 text" into its dates and text.
+func splitLabels(s string) ([]string, string) {
+	m := datePrefix.FindString(s)
+	if m == "" {
+		return nil, s
+	}
+	var labels []string
+	for _, l := range strings.Split(strings.TrimRight(m, ": "), ", ") {
+		labels = append(labels, l)
+	}
+	return labels, s[len(m):]
+}
+
+// noDigits drops every word holding a digit (dates, counts, ids), so that
+// the same work on different days compares equal.
+func noDigits(s string) string { return digits.ReplaceAllString(s, "") }
 
 // Summarize implements Summarizer.
 func (e Extractive) Summarize(_ context.Context, req Request) (string, error) {
@@ -42,7 +70,8 @@ func (e Extractive) Summarize(_ context.Context, req Request) (string, error) {
 	default:
 		return "", fmt.Errorf("extractive: unknown kind %q", req.Kind)
 	}
-	var keep, work []string
+	var keep []string
+	var work []*workItem
 	seen := map[string]bool{}
 	addKeep := func(s string) {
 		if !seen[s] {
@@ -50,14 +79,18 @@ func (e Extractive) Summarize(_ context.Context, req Request) (string, error) {
 			keep = append(keep, s)
 		}
 	}
-	addWork := func(s string) {
-		key := datePrefix.ReplaceAllString(strings.TrimPrefix(s, "- "), "")
+	addWork := func(line string) {
+		labels, text := splitLabels(stripListMarker(line))
+		key := noDigits(text)
 		for _, w := range work {
-			if sim.Similarity(key, datePrefix.ReplaceAllString(strings.TrimPrefix(w, "- "), "")) >= th {
+			if w.text == text || sim.Similarity(key, w.key) >= th {
+				for _, l := range labels {
+					w.labels = appendUnique(w.labels, l)
+				}
 				return
 			}
 		}
-		work = append(work, s)
+		work = append(work, &workItem{labels: labels, text: text, key: key})
 	}
 	if req.Existing != "" {
 		d, err := layout.Parse("existing "+req.Unit, []byte(req.Existing))
@@ -98,7 +131,16 @@ func (e Extractive) Summarize(_ context.Context, req Request) (string, error) {
 				}
 				for _, l := range lines {
 					if !l.Marked && !strings.HasPrefix(l.Text, "#") {
-						items = append(items, workTopic(l.Text))
+						it := workTopic(l.Text)
+						dup := false
+						for _, x := range items {
+							if noDigits(x) == noDigits(it) {
+								dup = true
+							}
+						}
+						if !dup {
+							items = append(items, it)
+						}
 					}
 				}
 				continue
@@ -113,7 +155,7 @@ func (e Extractive) Summarize(_ context.Context, req Request) (string, error) {
 			if first != "" {
 				item += ": " + first
 			}
-			addWork("- " + src.Label + " " + clip(item, maxWorkLine))
+			addWork(src.Label + " " + clip(item, maxWorkLine))
 		}
 		if req.Kind == KindMonthly && len(items) > 0 {
 			more := ""
@@ -121,7 +163,7 @@ func (e Extractive) Summarize(_ context.Context, req Request) (string, error) {
 				more = fmt.Sprintf("; and %d more", len(items)-maxWeekItems)
 				items = items[:maxWeekItems]
 			}
-			addWork("- " + src.Label + ": " + strings.Join(items, "; ") + more)
+			addWork(src.Label + " " + strings.Join(items, "; ") + more)
 		}
 	}
 	var b strings.Builder
@@ -134,7 +176,10 @@ func (e Extractive) Summarize(_ context.Context, req Request) (string, error) {
 		b.WriteString("\n## " + decisionsHeading + "\n\n" + strings.Join(keep, "\n") + "\n")
 	}
 	if len(work) > 0 {
-		b.WriteString("\n## " + workHeading + "\n\n" + strings.Join(work, "\n") + "\n")
+		b.WriteString("\n## " + workHeading + "\n\n")
+		for _, w := range work {
+			b.WriteString("- " + strings.Join(w.labels, ", ") + " " + w.text + "\n")
+		}
 	}
 	if len(keep) == 0 && len(work) == 0 {
 		b.WriteString("\nNothing was logged.\n")

@@ -86,8 +86,8 @@ func (j *journal) done() (map[string]bool, error) {
 
 // begin records p as the journal.
 func (j *journal) begin(p *Plan) error {
-	if err := j.ws.Remove(donePath); err != nil {
-		return fmt.Errorf("compact journal: %w", err)
+	if err := j.remove(donePath); err != nil {
+		return err
 	}
 	b, err := json.MarshalIndent(p, "", " ")
 	if err != nil {
@@ -131,11 +131,11 @@ func (j *journal) apply(ctx context.Context, p *Plan, res *Result) error {
 			return err
 		}
 	}
-	if err := j.ws.Remove(journalPath); err != nil {
-		return fmt.Errorf("compact journal: %w", err)
+	if err := j.remove(journalPath); err != nil {
+		return err
 	}
-	if err := j.ws.Remove(donePath); err != nil {
-		return fmt.Errorf("compact journal: %w", err)
+	if err := j.remove(donePath); err != nil {
+		return err
 	}
 	_ = os.Remove(filepath.Dir(j.ws.Abs(journalPath)))
 	return nil
@@ -194,6 +194,17 @@ func (j *journal) applyUnit(ctx context.Context, u Unit, res *Result) error {
 		}
 		res.Deleted = append(res.Deleted, d.Path)
 		j.tick()
+	}
+	return nil
+}
+
+// remove deletes a journal file durably; one that does not exist is fine.
+func (j *journal) remove(rel string) error {
+	if _, err := os.Lstat(j.ws.Abs(rel)); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err := j.ws.Remove(rel); err != nil {
+		return fmt.Errorf("compact journal: %w", err)
 	}
 	return nil
 }

@@ -173,6 +173,7 @@ func (pl *planner) episodic() error {
 	sort.Slice(order, func(i, j int) bool { return order[i].Before(order[j]) })
 	aged := map[string][]*weekInfo{}
 	var months []string
+	var young []*weekInfo
 	for _, w := range order {
 		wi := weeks[w]
 		age := int(cur.Start().Sub(w.Start()).Hours()/24) / 7
@@ -184,10 +185,9 @@ func (pl *planner) episodic() error {
 			aged[m] = append(aged[m], wi)
 			continue
 		}
-		if err := pl.weekly(wi); err != nil {
-			return err
-		}
+		young = append(young, wi)
 	}
+	// Months first: the oldest facts are extracted first.
 	for _, m := range months {
 		mf, ok := monthlies[m]
 		var mp *layout.File
@@ -195,6 +195,11 @@ func (pl *planner) episodic() error {
 			mp = &mf
 		}
 		if err := pl.monthly(m, mp, aged[m]); err != nil {
+			return err
+		}
+	}
+	for _, wi := range young {
+		if err := pl.weekly(wi); err != nil {
 			return err
 		}
 	}
