@@ -267,7 +267,7 @@ func (e Extractive) wisdom(req Request, sim Similarity) (string, error) {
 			switch {
 			case strings.HasPrefix(low, "how to apply"):
 				if apply == "" {
-					apply = firstSentence(t)
+					apply = applyText(t)
 				}
 			case strings.HasPrefix(low, "why") || strings.HasPrefix(low, "sources:"):
 			case rule == "":
@@ -279,7 +279,7 @@ func (e Extractive) wisdom(req Request, sim Similarity) (string, error) {
 		return "", fmt.Errorf("extractive: wisdom %s: no rule found in sources", req.Unit)
 	}
 	text := rule
-	if apply != "" && sentences(rule+" "+apply) <= 3 {
+	if apply != "" && apply != rule && sentences(rule+" "+apply) <= 3 {
 		text += " " + apply
 	}
 	return "## " + title + "\n\n" + text + "\n", nil
@@ -297,4 +297,16 @@ func firstSentence(s string) string {
 		s += "."
 	}
 	return s
+}
+
+// applyText turns "**How to apply:** run it on staging" into "Run it on
+// staging."
+func applyText(t string) string {
+	i := strings.Index(t, ":")
+	s := strings.TrimLeft(t[i+1:], "*_ ")
+	if s == "" {
+		return ""
+	}
+	s = firstSentence(s)
+	return strings.ToUpper(s[:1]) + s[1:]
 }

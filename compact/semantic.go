@@ -51,9 +51,16 @@ func (we *wisdomEntry) render() string {
 type memory struct {
 	mf   *memFile
 	name string // file name, e.g. feedback_no_mocks.md
-	text string // name, description and body, for similarity
+	text string // name, description and rule, for similarity
 	body string
 	evol bool
+}
+
+// rule is a memory body's first paragraph: the rule or fact it states,
+// without the Why and How-to-apply detail that would dilute similarity.
+func rule(body string) string {
+	p, _, _ := strings.Cut(strings.TrimSpace(body), "\n\n")
+	return p
 }
 
 // Tokens estimates the tokens of s as its length over four.
@@ -110,7 +117,7 @@ func (pl *planner) semantic() error {
 			continue
 		}
 		m := &memory{mf: mf, name: fn, body: strings.TrimSpace(string(d.Body))}
-		m.text = d.Get("name") + "\n" + d.Get("description") + "\n" + m.body
+		m.text = d.Get("name") + "\n" + d.Get("description") + "\n" + rule(m.body)
 		st := strings.ToLower(d.Get("status"))
 		m.evol = mf.Fresh || st == "active" || st == "evolving" ||
 			pl.now.Sub(mf.ModTime) < time.Duration(pl.o.EvolvingDays)*24*time.Hour
