@@ -95,7 +95,7 @@ func (o *Options) defaults() error {
 		o.MinCluster = 2
 	}
 	if o.Threshold == 0 {
-		o.Threshold = 0.35
+		o.Threshold = 0.3
 	}
 	if o.EvolvingDays == 0 {
 		o.EvolvingDays = 14

@@ -16,7 +16,7 @@ type Similarity interface {
 // Shingles is the default Similarity: the Jaccard index of the two texts'
 // sets of K-word shingles, over lowercased words without stop words.
 type Shingles struct {
-	K int // words per shingle; 0 means 1 for short texts and 2 otherwise
+	K int // words per shingle; 0 means 1 (bags of words suit short memories)
 }
 
 var stopWords = map[string]bool{
@@ -41,7 +41,7 @@ func words(s string) []string {
 
 // stem strips a few English endings so that "mocks" meets "mock".
 func stem(w string) string {
-	for _, suf := range []string{"ing", "ed", "es", "s"} {
+	for _, suf := range []string{"ing", "ed", "s"} {
 		if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) {
 			return w[:len(w)-len(suf)]
 		}
@@ -67,11 +67,8 @@ func (s Shingles) set(t string, k int) map[string]bool {
 // Similarity implements Similarity.
 func (s Shingles) Similarity(a, b string) float64 {
 	k := s.K
-	if k == 0 {
+	if k <= 0 {
 		k = 1
-		if len(words(a)) > 12 && len(words(b)) > 12 {
-			k = 2
-		}
 	}
 	sa, sb := s.set(a, k), s.set(b, k)
 	if len(sa) == 0 || len(sb) == 0 {
