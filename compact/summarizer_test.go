@@ -89,7 +89,7 @@ func TestCommandConformance(t *testing.T) {
 
 // fakeChat is an httptest server speaking chat-completions; mode picks a
 // misbehaviour.
-func fakeChat(t *testing.T, mode *string) *httptest.Server {
+func fakeChat(t *testing.T, mode string) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
@@ -114,7 +114,7 @@ func fakeChat(t *testing.T, mode *string) *httptest.Server {
 		case strings.Contains(prompt, "weekly summaries of month"):
 			content = "```markdown\n# Month\n\n## Work\n\n- Shipped the auth refactor.\n```"
 		}
-		switch *mode {
+		switch mode {
 		case "slow":
 			select {
 			case <-time.After(5 * time.Second):
@@ -142,8 +142,7 @@ func fakeChat(t *testing.T, mode *string) *httptest.Server {
 }
 
 func TestOpenAIConformance(t *testing.T) {
-	mode := ""
-	srv := fakeChat(t, &mode)
+	srv := fakeChat(t, "")
 	conformance(t, OpenAI{BaseURL: srv.URL + "/v1", Model: "test-model", APIKey: "test-key", Timeout: 5 * time.Second})
 }
 
@@ -152,13 +151,12 @@ func TestOpenAIConformance(t *testing.T) {
 // errors and timeouts abort the unit and keep its dailies.
 func TestLLMBackends(t *testing.T) {
 	installFake(t)
-	mode := ""
-	srv := fakeChat(t, &mode)
-	backends := map[string]func(mode string) Summarizer{
-		"command": func(m string) Summarizer {
+	backends := map[string]func(t *testing.T, mode string) Summarizer{
+		"command": func(_ *testing.T, m string) Summarizer {
 			return Command{Argv: []string{"fake-llm"}, Timeout: 300 * time.Millisecond, Env: []string{"FAKE_MODE=" + m}}
 		},
-		"openai": func(string) Summarizer {
+		"openai": func(t *testing.T, m string) Summarizer {
+			srv := fakeChat(t, m)
 			return OpenAI{BaseURL: srv.URL + "/v1", Model: "test-model", APIKey: "test-key", Timeout: 300 * time.Millisecond}
 		},
 	}
@@ -186,9 +184,8 @@ func TestLLMBackends(t *testing.T) {
 				name = "valid"
 			}
 			t.Run(backend+"/"+name, func(t *testing.T) {
-				mode = tt.mode
 				ws := genWorkspace(t, day("2026-11-02"), day("2026-11-04"), 3, nil)
-				res, err := Run(context.Background(), ws, Options{Episodic: true, Now: fixed("2026-11-18"), Summarizer: backends[backend](tt.mode)})
+				res, err := Run(context.Background(), ws, Options{Episodic: true, Now: fixed("2026-11-18"), Summarizer: backends[backend](t, tt.mode)})
 				weekly := "beacon/memory/weekly/2026-W45.md"
 				_, statErr := os.Stat(ws.Abs(weekly))
 				dailies := paths(t, ws, "beacon", layout.KindDaily)
