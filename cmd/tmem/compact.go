@@ -116,6 +116,9 @@ func (f *factory) printCompact(res *compact.Result) error {
 		}
 		return res.Plan.WriteText(f.stdout)
 	}
+	for _, fl := range append(append([]compact.Failure{}, res.Plan.Failed...), res.Failed...) {
+		f.warnf("compact %s: %s", fl.Unit, fl.Error)
+	}
 	if res.Resumed {
 		f.infof("finished an interrupted compaction")
 	}
