@@ -20,8 +20,9 @@
 //   - Semantic. Typed memories (feedback and project) that say the same
 //     thing, by Similarity, become one WISDOM.md entry ending in a
 //     "Sources:" line, or reinforce the entry they match. Absorbed memories
-//     are deleted unless still evolving (changed within
-//     Options.EvolvingDays, or `status: active`). When WISDOM.md is over
+//     are deleted; one still evolving (changed within Options.EvolvingDays,
+//     or `status: active`) is cited as "name.md (active)", kept, and
+//     absorbed by the first run after it settles. When WISDOM.md is over
 //     Options.WisdomBudget tokens, merges of its least-reinforced entries
 //     are proposed in the Plan, never made silently.
 //

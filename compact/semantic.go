@@ -47,6 +47,29 @@ func (we *wisdomEntry) render() string {
 	return b.String()
 }
 
+// activeMark follows a source that was still evolving when it joined an
+// entry: it is kept, and absorbed (deleted) once it settles.
+const activeMark = " (active)"
+
+// absorb adds m to the entry's sources. A settled memory is deleted; one
+// still evolving is cited as active and kept.
+func (we *wisdomEntry) absorb(m *memory, label string, u *Unit) {
+	we.changed = true
+	we.added = append(we.added, Source{Path: m.mf.Path, Label: label, Text: m.body})
+	if m.evol {
+		we.Sources = appendUnique(we.Sources, m.name+activeMark)
+		return
+	}
+	for i, s := range we.Sources {
+		if s == m.name+activeMark {
+			we.Sources = append(we.Sources[:i:i], we.Sources[i+1:]...)
+			break
+		}
+	}
+	we.Sources = appendUnique(we.Sources, m.name)
+	u.Deletes = append(u.Deletes, Delete{Path: m.mf.Path, SHA: m.mf.Last})
+}
+
 // memory is a typed memory considered for wisdom.
 type memory struct {
 	mf   *memFile
@@ -86,7 +109,8 @@ func (pl *planner) semantic() error {
 		return nil
 	}
 	var entries []*wisdomEntry
-	cited := map[string]bool{}
+	cited := map[string]bool{}            // absorbed: deleted once no longer evolving
+	activeIn := map[string]*wisdomEntry{} // cited while still evolving
 	for _, e := range wdoc.Entries {
 		if e.Heading == "" {
 			continue
@@ -94,7 +118,11 @@ func (pl *planner) semantic() error {
 		we := parseWisdomEntry(e)
 		entries = append(entries, we)
 		for _, s := range we.Sources {
-			cited[s] = true
+			if name, ok := strings.CutSuffix(s, activeMark); ok {
+				activeIn[name] = we
+			} else {
+				cited[s] = true
+			}
 		}
 	}
 	wantType := set(pl.o.WisdomTypes)
@@ -121,13 +149,18 @@ func (pl *planner) semantic() error {
 		st := strings.ToLower(d.Get("status"))
 		m.evol = mf.Fresh || st == "active" || st == "evolving" ||
 			pl.now.Sub(mf.ModTime) < time.Duration(pl.o.EvolvingDays)*24*time.Hour
-		if cited[fn] {
+		switch we := activeIn[fn]; {
+		case cited[fn]:
 			if !m.evol {
 				u.Deletes = append(u.Deletes, Delete{Path: p, SHA: mf.Last})
 			}
-			continue
+		case we != nil && m.evol:
+		case we != nil:
+			// It has settled: absorb it into the entry it already joined.
+			we.absorb(m, m.name, &u)
+		default:
+			mems = append(mems, m)
 		}
-		mems = append(mems, m)
 	}
 	sim := pl.o.Similarity
 	// Memories close to an existing entry reinforce it.
@@ -141,12 +174,7 @@ func (pl *planner) semantic() error {
 			}
 		}
 		if best != nil && bs >= pl.o.Threshold {
-			best.changed = true
-			best.added = append(best.added, Source{Path: m.mf.Path, Label: m.name, Text: m.body})
-			best.Sources = appendUnique(best.Sources, m.name)
-			if !m.evol {
-				u.Deletes = append(u.Deletes, Delete{Path: m.mf.Path, SHA: m.mf.Last})
-			}
+			best.absorb(m, m.name, &u)
 			continue
 		}
 		free = append(free, m)
@@ -166,18 +194,14 @@ func (pl *planner) semantic() error {
 		if len(cl) < pl.o.MinCluster {
 			continue
 		}
-		we := &wisdomEntry{changed: true}
+		we := &wisdomEntry{}
 		for _, m := range cl {
 			used[m] = true
 			label := m.name
 			if d, err := layout.Parse(m.mf.Path, m.mf.Content); err == nil && d.Get("name") != "" {
 				label = d.Get("name")
 			}
-			we.added = append(we.added, Source{Path: m.mf.Path, Label: label, Text: m.body})
-			we.Sources = append(we.Sources, m.name)
-			if !m.evol {
-				u.Deletes = append(u.Deletes, Delete{Path: m.mf.Path, SHA: m.mf.Last})
-			}
+			we.absorb(m, label, &u)
 		}
 		entries = append(entries, we)
 	}
@@ -228,7 +252,7 @@ func (pl *planner) semantic() error {
 	}
 	wdoc.Body = []byte(body)
 	content := wdoc.Bytes()
-	if changed {
+	if changed && string(content) != string(wf.Content) {
 		u.Writes = append(u.Writes, Write{Path: rel, Before: wf.Last, After: sum(content), Content: string(content)})
 		wf.Content, wf.Last = content, sum(content)
 	}

@@ -69,6 +69,29 @@ func TestSemantic(t *testing.T) {
 	if len(res.Plan.Units) != 0 || tree() != got {
 		t.Errorf("second run is not a no-op: %+v", res.Plan.Units)
 	}
+	t.Run("an active source is absorbed once it settles", func(t *testing.T) {
+		if !strings.Contains(string(w), "project_mock_drift.md (active)") {
+			t.Fatalf("the active memory is not cited as active:\n%s", w)
+		}
+		p := ws.Abs("beacon/memory/project_mock_drift.md")
+		b, _ := os.ReadFile(p)
+		if err := os.WriteFile(p, []byte(strings.Replace(string(b), "status: active\n", "", 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		old := day("2026-06-01")
+		os.Chtimes(p, old, old)
+		res, err := run(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(res.Deleted, []string{"beacon/memory/project_mock_drift.md"}) {
+			t.Errorf("deleted %q, want the settled memory", res.Deleted)
+		}
+		w, _ := os.ReadFile(ws.Abs("beacon/WISDOM.md"))
+		if !strings.Contains(string(w), "feedback_real_api.md, project_mock_drift.md\n") {
+			t.Errorf("the settled memory is not cited plainly:\n%s", w)
+		}
+	})
 }
 
 // TestWisdomBudget checks that an over-budget WISDOM.md gets merge
