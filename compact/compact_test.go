@@ -3,6 +3,7 @@ package compact
 import (
 	"context"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -181,5 +182,42 @@ func TestDryRun(t *testing.T) {
 	}
 	if _, err := os.Stat(ws.Abs(journalPath)); !os.IsNotExist(err) {
 		t.Errorf("dry run left a journal: %v", err)
+	}
+}
+
+// TestDailyChangedDuringCompaction appends to a daily after the plan is
+// journalled and before it is applied: the daily is kept, and the next run
+// merges the new entry into the weekly and deletes it.
+func TestDailyChangedDuringCompaction(t *testing.T) {
+	ws := genWorkspace(t, day("2026-11-02"), day("2026-11-08"), 2, nil)
+	entry := "Decision: appended while compaction ran"
+	opts := Options{Episodic: true, Now: fixed("2026-11-25")}
+	opts.afterStep = func(n int) {
+		if n == 1 { // the journal is written; nothing applied yet
+			if _, err := ws.AppendDaily(context.Background(), "beacon", day("2026-11-04"), "Late", entry); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	res, err := Run(context.Background(), ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Kept) != 1 || res.Kept[0].Path != "beacon/memory/2026-11-04.md" {
+		t.Fatalf("kept %+v, want the changed daily", res.Kept)
+	}
+	if got := paths(t, ws, "beacon", layout.KindDaily); !reflect.DeepEqual(got, []string{"2026-11-04.md"}) {
+		t.Fatalf("dailies left %q", got)
+	}
+	res, err = Run(context.Background(), ws, Options{Episodic: true, Now: fixed("2026-11-25")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(t, ws, "beacon", layout.KindDaily); len(got) != 0 {
+		t.Errorf("dailies left after the second run: %q", got)
+	}
+	b, _ := os.ReadFile(ws.Abs("beacon/memory/weekly/2026-W45.md"))
+	if !strings.Contains(string(b), entry) {
+		t.Errorf("the appended entry is not in the weekly:\n%s", b)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v2"
@@ -18,7 +19,7 @@ import (
 //
 //	compact:
 //	  summarizer: command          # extractive (default) | command | openai
-//	  command: [claude, -p]        # the program and its arguments; prompt on stdin
+//	  command: [claude, -p]        # the program and its arguments ("claude -p" works too); prompt on stdin
 //	  timeout: 2m                  # per summary, command and openai
 //	  openai:
 //	    base_url: http://127.0.0.1:11434/v1
@@ -32,12 +33,30 @@ const ConfigFile = "tmem.yaml"
 // Config is the `compact:` section of ConfigFile.
 type Config struct {
 	Summarizer     string       `yaml:"summarizer"`
-	Command        []string     `yaml:"command"`
+	Command        Argv         `yaml:"command"`
 	Timeout        string       `yaml:"timeout"`
 	OpenAI         OpenAIConfig `yaml:"openai"`
 	WisdomBudget   int          `yaml:"wisdom_budget"`
 	KeepWeeks      int          `yaml:"keep_weeks"`
 	KeepRecentDays int          `yaml:"keep_recent_days"`
+}
+
+// Argv is a command line: a YAML list, or a string split on spaces.
+type Argv []string
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (a *Argv) UnmarshalYAML(unmarshal func(interface{}) error) error {
+	var s string
+	if err := unmarshal(&s); err == nil {
+		*a = strings.Fields(s)
+		return nil
+	}
+	var list []string
+	if err := unmarshal(&list); err != nil {
+		return fmt.Errorf("compact.command: want a list or a string")
+	}
+	*a = list
+	return nil
 }
 
 // OpenAIConfig configures the openai summarizer.
