@@ -52,45 +52,58 @@ func mustFiles(t *testing.T, ws *layout.Workspace, name string) []layout.File {
 	return fs
 }
 
-// TestEpisodicGolden compacts 14 months of logs with a fixed now and
-// compares the whole tree with a golden file: which weeks and months are
-// made, their frontmatter and provenance, what is deleted and kept.
+// TestEpisodicGolden compacts generated logs with a fixed now and compares
+// the whole tree with a golden file: which weeks and months are made, their
+// frontmatter and provenance, what is deleted and kept. Each case also
+// checks that marked lines survive word for word and that a second run
+// changes nothing.
 func TestEpisodicGolden(t *testing.T) {
-	ws := genWorkspace(t, day("2025-09-01"), day("2026-11-18"), 3, twoDays)
-	marked := markedLines(t, ws)
-	opts := Options{Episodic: true, Now: fixed("2026-11-18")}
-	res, err := Run(context.Background(), ws, opts)
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name, from, to, now, golden string
+	}{
+		// 14 months: monthlies for the weeks over 52 weeks old, weeklies
+		// after, this week's and the last 7 days' dailies kept.
+		{"fourteen months", "2025-09-01", "2026-11-18", "2026-11-18", "episodic.txtar"},
+		// 2026 has 53 ISO weeks, so on 2027-12-08 (2027-W49) both 2026-W48
+		// (monthly 2026-11) and 2026-W49, which runs from 30 November into
+		// December (monthly 2026-12, by its Thursday), are over 52 weeks
+		// old; 2026-W53 crosses into 2027 and stays a weekly.
+		{"iso edges", "2026-11-23", "2027-01-17", "2027-12-08", "iso-edges.txtar"},
 	}
-	if len(res.Deleted) == 0 || len(res.Written) == 0 {
-		t.Fatalf("nothing compacted: %+v", res)
-	}
-	tree := snapshot(t, ws)
-	golden(t, "episodic.txtar", tree)
-
-	t.Run("marked lines kept word for word", func(t *testing.T) {
-		if len(marked) == 0 {
-			t.Fatal("the generated logs hold no marked lines")
-		}
-		for line, from := range marked {
-			if !strings.Contains(tree, line) {
-				t.Errorf("%s: marked line lost: %q", from, line)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := genWorkspace(t, day(tt.from), day(tt.to), 3, twoDays)
+			marked := markedLines(t, ws)
+			opts := Options{Episodic: true, Now: fixed(tt.now)}
+			res, err := Run(context.Background(), ws, opts)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-	})
-	t.Run("second run changes nothing", func(t *testing.T) {
-		res, err := Run(context.Background(), ws, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(res.Plan.Units) != 0 {
-			t.Errorf("second run planned %d units, first %s", len(res.Plan.Units), res.Plan.Units[0].ID)
-		}
-		if got := snapshot(t, ws); got != tree {
-			t.Errorf("second run changed the tree:\n%s", diffLines(tree, got))
-		}
-	})
+			if len(res.Deleted) == 0 || len(res.Written) == 0 {
+				t.Fatalf("nothing compacted: %+v", res)
+			}
+			tree := snapshot(t, ws)
+			golden(t, tt.golden, tree)
+			if len(marked) == 0 {
+				t.Fatal("the generated logs hold no marked lines")
+			}
+			for line, from := range marked {
+				if !strings.Contains(tree, line) {
+					t.Errorf("%s: marked line lost: %q", from, line)
+				}
+			}
+			res, err = Run(context.Background(), ws, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Plan.Units) != 0 {
+				t.Errorf("second run planned %d units, first %s", len(res.Plan.Units), res.Plan.Units[0].ID)
+			}
+			if got := snapshot(t, ws); got != tree {
+				t.Errorf("second run changed the tree:\n%s", diffLines(tree, got))
+			}
+		})
+	}
 }
 
 // TestLateDailyMerged adds a back-filled day to a week that already has
