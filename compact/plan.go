@@ -28,12 +28,10 @@ type planner struct {
 	overlay map[string]*memFile // typed memories and WISDOM.md by path
 }
 
-// memFile is a file as planned: Content is what it will hold, Orig the
-// hash it has on disk ("" when absent).
+// memFile is a file as planned: Content is what it will hold.
 type memFile struct {
 	Path    string
 	Content []byte
-	Orig    string
 	ModTime time.Time
 	Fresh   bool // written by this plan
 	// Last is the hash the file has once the units planned so far are
@@ -60,7 +58,7 @@ func planTeammate(ctx context.Context, ws *layout.Workspace, o *Options, name st
 			if err != nil {
 				return fmt.Errorf("compact %s: %w", name, err)
 			}
-			pl.overlay[f.Path] = &memFile{Path: f.Path, Content: b, Orig: sum(b), Last: sum(b), ModTime: f.ModTime}
+			pl.overlay[f.Path] = &memFile{Path: f.Path, Content: b, Last: sum(b), ModTime: f.ModTime}
 		}
 	}
 	if o.Episodic {
@@ -227,6 +225,7 @@ func (pl *planner) recent(day time.Time) bool {
 
 // summarize asks the summarizer and validates what comes back.
 func (pl *planner) summarize(req Request) (string, error) {
+	fmt.Fprintf(pl.o.Log, "summarize %s %s %s (%d sources)\n", pl.name, req.Kind, req.Unit, len(req.Sources))
 	out, err := pl.o.Summarizer.Summarize(pl.ctx, req)
 	if err != nil {
 		return "", err
