@@ -12,7 +12,9 @@ require (
 
 require (
 	github.com/BurntSushi/toml v0.3.1 // indirect
+	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
+	github.com/tiktoken-go/tokenizer v0.10.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 )
