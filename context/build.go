@@ -206,6 +206,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		if s.Sources == nil {
 			s.Sources = []string{}
 		}
+		s.Offset, s.Bytes = doc.Len(), len(s.text)
 		doc.WriteString(s.text)
 		m.Sections = append(m.Sections, s.Section)
 	}

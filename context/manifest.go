@@ -12,10 +12,10 @@ type Manifest struct {
 	Budget    Budget `json:"budget"`
 	// Sections are in stack order. Their texts are consecutive parts of
 	// Result.Text, and each Tokens is the count of exactly that part.
-	Sections []Section     `json:"sections"`
-	Dailies  []DailyEntry  `json:"dailies"`
-	Recall   RecallReport  `json:"recall"`
-	Notes    []string      `json:"notes"`
+	Sections []Section    `json:"sections"`
+	Dailies  []DailyEntry `json:"dailies"`
+	Recall   RecallReport `json:"recall"`
+	Notes    []string     `json:"notes"`
 	// TotalTokens counts the whole document, fixed sections included.
 	TotalTokens int `json:"total_tokens"`
 }
@@ -41,8 +41,11 @@ type Budget struct {
 
 // Section is one part of the stack.
 type Section struct {
-	Name     string   `json:"name"` // soul, goals, wisdom, recall, dailies, session, roster, instructions, protocol, now, task
-	Heading  string   `json:"heading"`
+	Name    string `json:"name"` // soul, goals, wisdom, recall, dailies, session, roster, instructions, protocol, now, task
+	Heading string `json:"heading"`
+	// Offset and Bytes locate the section in Result.Text.
+	Offset   int      `json:"offset"`
+	Bytes    int      `json:"bytes"`
 	Tokens   int      `json:"tokens"`
 	InBudget bool     `json:"in_budget"`
 	Sources  []string `json:"sources"` // workspace-relative paths, or "template:NAME" / "template:NAME (override)"
