@@ -8,9 +8,45 @@ import (
 	"strconv"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/tmemhq/tmem/layout"
 )
 
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	// checkappends FILE PROCS N checks that a daily log holds the entries
+	// "p<i> n<j>" for every process i and count j, each whole (heading and
+	// body together) and, per process, in order.
+	"checkappends": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 3 {
+			ts.Fatalf("usage: checkappends FILE PROCS N")
+		}
+		procs, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		n, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		d, err := layout.Parse(args[0], []byte(ts.ReadFile(args[0])))
+		ts.Check(err)
+		next := make([]int, procs)
+		for _, e := range d.Entries {
+			var p, j int
+			if _, err := fmt.Sscanf(e.Heading, "p%d n%d", &p, &j); err != nil || p >= procs {
+				ts.Fatalf("unexpected entry %q at line %d", e.Heading, e.Start)
+			}
+			if j != next[p] {
+				ts.Fatalf("process %d: entry n%d where n%d was due (line %d)", p, j, next[p], e.Start)
+			}
+			want := fmt.Sprintf("payload from p%d n%d: the quick brown fox jumps over the lazy dog", p, j)
+			if e.Text != want {
+				ts.Fatalf("entry %q is not whole: %q", e.Heading, e.Text)
+			}
+			next[p]++
+		}
+		for p, got := range next {
+			if got != n {
+				ts.Fatalf("process %d: %d entries landed, want %d", p, got, n)
+			}
+		}
+	},
 	// bigfile PATH MB writes a file of MB mebibytes of Markdown-looking text.
 	"bigfile": func(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) != 2 {
