@@ -52,17 +52,17 @@ func TestParse(t *testing.T) {
 			},
 		},
 		{
-			name:  "typed memory keeps unknown fields",
-			src:   "---\nname: No mocks\ndescription: Real services\ntype: feedback\nowner: atlas\n---\n\nRule.\n\n**Why:** because.\n",
-			meta:  map[string]string{"name": "No mocks", "description": "Real services", "type": "feedback", "owner": "atlas"},
+			name: "typed memory keeps unknown fields",
+			src:  "---\nname: No mocks\ndescription: Real services\ntype: feedback\nowner: atlas\n---\n\nRule.\n\n**Why:** because.\n",
+			meta: map[string]string{"name": "No mocks", "description": "Real services", "type": "feedback", "owner": "atlas"},
 			entries: []Entry{
 				{Text: "Rule.\n\n**Why:** because.", Start: 8, End: 10},
 			},
 		},
 		{
-			name:  "weekly summary",
-			src:   "---\ntype: weekly\nweek: 2026-W11\nteammate: beacon\nperiod: 2026-03-09 to 2026-03-15\n---\nShipped v0.4.0.\n",
-			meta:  map[string]string{"type": "weekly", "week": "2026-W11", "teammate": "beacon", "period": "2026-03-09 to 2026-03-15"},
+			name:    "weekly summary",
+			src:     "---\ntype: weekly\nweek: 2026-W11\nteammate: beacon\nperiod: 2026-03-09 to 2026-03-15\n---\nShipped v0.4.0.\n",
+			meta:    map[string]string{"type": "weekly", "week": "2026-W11", "teammate": "beacon", "period": "2026-03-09 to 2026-03-15"},
 			entries: []Entry{{Text: "Shipped v0.4.0.", Start: 7, End: 7}},
 		},
 		{
@@ -70,9 +70,9 @@ func TestParse(t *testing.T) {
 			src:  "",
 		},
 		{
-			name: "CRLF line endings",
-			src:  "# 2026-03-14\r\n\r\n## A\r\ntext\r\n",
-			title: "2026-03-14",
+			name:    "CRLF line endings",
+			src:     "# 2026-03-14\r\n\r\n## A\r\ntext\r\n",
+			title:   "2026-03-14",
 			entries: []Entry{{Heading: "A", Text: "text\r", Start: 3, End: 4}},
 		},
 	}
