@@ -38,6 +38,7 @@ and compacts old logs into summaries.
 		newListCmd(f),
 		newShowCmd(f),
 		newDoctorCmd(f),
+		newContextCmd(f),
 	)
 	return root
 }
