@@ -251,7 +251,7 @@ func (b *builder) fileSection(name, file, heading string) (section, error) {
 	b.fixed[rel] = name
 	src, err := os.ReadFile(b.ws.Abs(rel))
 	if errors.Is(err, fs.ErrNotExist) {
-		s := newSection(name, heading, "_"+b.show(rel)+" does not exist yet._")
+		s := newSection(name, heading+" — "+b.prefix+rel, "_"+b.show(rel)+" does not exist yet._")
 		s.Note = "file missing"
 		return s, nil
 	}

@@ -39,6 +39,7 @@ and compacts old logs into summaries.
 		newShowCmd(f),
 		newDoctorCmd(f),
 		newModelCmd(f),
+		newContextCmd(f),
 	)
 	return root
 }
