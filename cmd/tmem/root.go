@@ -40,6 +40,7 @@ and compacts old logs into summaries.
 		newDoctorCmd(f),
 		newModelCmd(f),
 		newContextCmd(f),
+		newCompactCmd(f),
 	)
 	return root
 }
