@@ -12,7 +12,6 @@ import (
 )
 
 type modelOptions struct {
-	dir     string
 	from    string
 	backend string
 	baseURL string
@@ -36,7 +35,6 @@ model lives in --model DIR, else $TMEM_MODEL, else the user cache folder
 (~/.cache/tmem/models/all-MiniLM-L6-v2). Every file is checked against
 pinned sha256 sums.`,
 	}
-	cmd.PersistentFlags().StringVar(&opts.dir, "model", "", "model folder (default: $TMEM_MODEL, else the user cache folder)")
 
 	pull := &cobra.Command{
 		Use:   "pull [--from DIR]",
@@ -50,7 +48,7 @@ checks (for machines without network access).`,
   tmem model pull --from /mnt/usb/all-MiniLM-L6-v2`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := f.modelDir(opts.dir)
+			dir, err := f.modelDir(f.model)
 			if err != nil {
 				return err
 			}
@@ -83,7 +81,7 @@ checks (for machines without network access).`,
 		Short: "Show the installed model, its checksums and the backend that runs it",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := f.modelDir(opts.dir)
+			dir, err := f.modelDir(f.model)
 			if err != nil {
 				return err
 			}
