@@ -120,6 +120,15 @@ func checkInvariants(t *testing.T, r *Result, tok Tokenizer) {
 			t.Errorf("section %s: in_budget = %v", s.Name, s.InBudget)
 		}
 	}
+	sum := 0
+	for _, s := range m.Sections {
+		sum += s.Tokens
+	}
+	// BPE pre-tokenization splits at "\n\n# ", so section counts add up
+	// exactly; chars4 rounds each section up.
+	if sum != m.TotalTokens && (tok.Name() != Chars4 || sum < m.TotalTokens) {
+		t.Errorf("sections add up to %d tokens, the document counts %d", sum, m.TotalTokens)
+	}
 	if off != len(r.Text) {
 		t.Errorf("sections cover %d bytes of %d", off, len(r.Text))
 	}

@@ -2,6 +2,7 @@ package context
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/tmemhq/tmem/layout"
 )
+
+var propertySeed = flag.Int64("seed", 1, "seed of the property tests; 0 picks one from the clock")
 
 var words = strings.Fields(`shipment search index alias cutover carrier ingest worker queue retention
 latency benchmark migration rollback release demo freeze container vessel positions cache map quill
@@ -102,11 +105,11 @@ func genWorkspace(tb testing.TB, rng *rand.Rand, now time.Time, sp genSpec) (*la
 }
 
 func TestBuildProperties(t *testing.T) {
-	seed := time.Now().UnixNano()
-	if testing.Short() {
-		seed = 1
+	seed := *propertySeed
+	if seed == 0 {
+		seed = time.Now().UnixNano()
 	}
-	t.Logf("seed %d", seed)
+	t.Logf("seed %d (rerun with -seed %[1]d)", seed)
 	rng := rand.New(rand.NewSource(seed))
 	now := time.Date(2027, 2, 10, 15, 4, 5, 0, time.UTC)
 	tests := []struct {
