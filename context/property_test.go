@@ -185,6 +185,10 @@ func TestDemote(t *testing.T) {
 		{"hash without space is text", "#hashtag\n#5", "#hashtag\n#5", 1},
 		{"indented code is text", "    # code", "    # code", 1},
 		{"empty heading", "#\n", "##\n", 1},
+		{"setext headings become ATX", "Title\n=====\n\nPart\n---\ntext", "## Title\n\n\n### Part\n\ntext", 1},
+		{"thematic break stays", "text\n\n---\n\nmore", "text\n\n---\n\nmore", 1},
+		{"list item then dashes stays", "- item\n---", "- item\n---", 1},
+		{"underline in a fence stays", "```\nx\n===\n```", "```\nx\n===\n```", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
