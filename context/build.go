@@ -23,8 +23,13 @@ const (
 	// MinBudget is the smallest budget Build accepts: below it even the
 	// headings of the two memory sections would not fit.
 	MinBudget = 256
-	// DefaultRecallK is how many hits Build asks recall for.
-	DefaultRecallK = 20
+	// DefaultRecallK is the fewest hits Build asks recall for; it asks for
+	// one per RecallTokensPerHit tokens granted to recall when that is
+	// more, up to MaxRecallK, so that recall can fill what the daily logs
+	// leave.
+	DefaultRecallK     = 20
+	RecallTokensPerHit = 400
+	MaxRecallK         = 100
 )
 
 // DailyShare is the part of the budget the recent daily logs may use:
@@ -58,7 +63,8 @@ type Options struct {
 	// Recaller finds relevant memories; nil leaves that section empty and
 	// says so in the manifest.
 	Recaller Recaller
-	// RecallK is how many hits to ask for; 0 means DefaultRecallK.
+	// RecallK is how many hits to ask for; 0 scales it with the budget
+	// (see DefaultRecallK).
 	RecallK int
 }
 
