@@ -168,10 +168,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		}
 		secs = append(secs, s)
 	}
-	dailies, err := b.dailySection()
-	if err != nil {
-		return nil, err
-	}
+	dailies := b.dailySection()
 	rec, err := b.recallSection(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -265,8 +262,11 @@ func (b *builder) fileSection(name, file, heading string) (section, error) {
 		return section{}, fmt.Errorf("build context: read %s: %w", rel, err)
 	}
 	d, err := layout.Parse(rel, src)
-	if err != nil {
-		return section{}, fmt.Errorf("build context: %w", err)
+	if err != nil { // one broken file must not cost the agent its whole stack
+		b.man.Notes = append(b.man.Notes, "left out: "+err.Error())
+		s := newSection(name, heading+" — "+b.prefix+rel, "_"+b.show(rel)+" was left out: it does not parse (see `tmem doctor`)._")
+		s.Note = "file does not parse"
+		return s, nil
 	}
 	body := strings.TrimSpace(string(d.Body))
 	if body == "" {

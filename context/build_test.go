@@ -234,6 +234,24 @@ func TestBuildEdgeCases(t *testing.T) {
 			},
 		},
 		{
+			name: "files that do not parse are left out with a note",
+			files: map[string]string{"solo/SOUL.md": soul,
+				"solo/WISDOM.md":            "---\nname: [unclosed\n---\n# Wisdom\n",
+				"solo/memory/2026-11-19.md": "# 2026-11-19\n\n## Bad\n\n\x00\n",
+				"solo/memory/2026-11-18.md": "# 2026-11-18\n\n## Good\n\nfine\n"},
+			check: func(t *testing.T, r *Result) {
+				if !strings.Contains(r.Text, "_`.teammates/solo/WISDOM.md` was left out: it does not parse (see `tmem doctor`)._") {
+					t.Error("wisdom section does not say the file was left out")
+				}
+				if !hasNote(r, "left out: solo/WISDOM.md:") || !hasNote(r, "left out: solo/memory/2026-11-19.md:") {
+					t.Errorf("notes %q", r.Manifest.Notes)
+				}
+				if !strings.Contains(r.Text, "### Good\n\nfine") {
+					t.Error("a good daily was lost with the bad one")
+				}
+			},
+		},
+		{
 			name:  "no recall index",
 			files: map[string]string{"solo/SOUL.md": soul},
 			opts:  Options{Recaller: nil},
