@@ -23,8 +23,13 @@ const (
 	// MinBudget is the smallest budget Build accepts: below it even the
 	// headings of the two memory sections would not fit.
 	MinBudget = 256
-	// DefaultRecallK is how many hits Build asks recall for.
-	DefaultRecallK = 20
+	// DefaultRecallK is the fewest hits Build asks recall for; it asks for
+	// one per RecallTokensPerHit tokens granted to recall when that is
+	// more, up to MaxRecallK, so that recall can fill what the daily logs
+	// leave.
+	DefaultRecallK     = 20
+	RecallTokensPerHit = 400
+	MaxRecallK         = 100
 )
 
 // DailyShare is the part of the budget the recent daily logs may use:
@@ -58,7 +63,8 @@ type Options struct {
 	// Recaller finds relevant memories; nil leaves that section empty and
 	// says so in the manifest.
 	Recaller Recaller
-	// RecallK is how many hits to ask for; 0 means DefaultRecallK.
+	// RecallK is how many hits to ask for; 0 scales it with the budget
+	// (see DefaultRecallK).
 	RecallK int
 }
 
@@ -162,10 +168,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		}
 		secs = append(secs, s)
 	}
-	dailies, err := b.dailySection()
-	if err != nil {
-		return nil, err
-	}
+	dailies := b.dailySection()
 	rec, err := b.recallSection(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -259,8 +262,11 @@ func (b *builder) fileSection(name, file, heading string) (section, error) {
 		return section{}, fmt.Errorf("build context: read %s: %w", rel, err)
 	}
 	d, err := layout.Parse(rel, src)
-	if err != nil {
-		return section{}, fmt.Errorf("build context: %w", err)
+	if err != nil { // one broken file must not cost the agent its whole stack
+		b.man.Notes = append(b.man.Notes, "left out: "+err.Error())
+		s := newSection(name, heading+" — "+b.prefix+rel, "_"+b.show(rel)+" was left out: it does not parse (see `tmem doctor`)._")
+		s.Note = "file does not parse"
+		return s, nil
 	}
 	body := strings.TrimSpace(string(d.Body))
 	if body == "" {

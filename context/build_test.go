@@ -120,6 +120,15 @@ func checkInvariants(t *testing.T, r *Result, tok Tokenizer) {
 			t.Errorf("section %s: in_budget = %v", s.Name, s.InBudget)
 		}
 	}
+	sum := 0
+	for _, s := range m.Sections {
+		sum += s.Tokens
+	}
+	// BPE pre-tokenization splits at "\n\n# ", so section counts add up
+	// exactly; chars4 rounds each section up.
+	if sum != m.TotalTokens && (tok.Name() != Chars4 || sum < m.TotalTokens) {
+		t.Errorf("sections add up to %d tokens, the document counts %d", sum, m.TotalTokens)
+	}
 	if off != len(r.Text) {
 		t.Errorf("sections cover %d bytes of %d", off, len(r.Text))
 	}
@@ -221,6 +230,24 @@ func TestBuildEdgeCases(t *testing.T) {
 				}
 				if !hasNote(r, "budget exceeded by") {
 					t.Errorf("notes %q do not say the budget was exceeded", r.Manifest.Notes)
+				}
+			},
+		},
+		{
+			name: "files that do not parse are left out with a note",
+			files: map[string]string{"solo/SOUL.md": soul,
+				"solo/WISDOM.md":            "---\nname: [unclosed\n---\n# Wisdom\n",
+				"solo/memory/2026-11-19.md": "# 2026-11-19\n\n## Bad\n\n\x00\n",
+				"solo/memory/2026-11-18.md": "# 2026-11-18\n\n## Good\n\nfine\n"},
+			check: func(t *testing.T, r *Result) {
+				if !strings.Contains(r.Text, "_`.teammates/solo/WISDOM.md` was left out: it does not parse (see `tmem doctor`)._") {
+					t.Error("wisdom section does not say the file was left out")
+				}
+				if !hasNote(r, "left out: solo/WISDOM.md:") || !hasNote(r, "left out: solo/memory/2026-11-19.md:") {
+					t.Errorf("notes %q", r.Manifest.Notes)
+				}
+				if !strings.Contains(r.Text, "### Good\n\nfine") {
+					t.Error("a good daily was lost with the bad one")
 				}
 			},
 		},

@@ -32,14 +32,16 @@ func (b *builder) loadDailies() []dayLog {
 			continue
 		}
 		src, err := os.ReadFile(b.ws.Abs(f.Path))
-		if err == nil {
-			var d *layout.Doc
-			if d, err = layout.Parse(f.Path, src); err == nil {
-				out = append(out, b.dayLog(f, d, f.Date.Equal(today)))
-				continue
-			}
+		if err != nil {
+			b.man.Notes = append(b.man.Notes, fmt.Sprintf("left out: %s: cannot be read", f.Path))
+			continue
 		}
-		b.man.Notes = append(b.man.Notes, fmt.Sprintf("daily log left out: %v", err))
+		d, err := layout.Parse(f.Path, src)
+		if err != nil {
+			b.man.Notes = append(b.man.Notes, "left out: "+err.Error())
+			continue
+		}
+		out = append(out, b.dayLog(f, d, f.Date.Equal(today)))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].date > out[j].date })
 	return out
@@ -76,7 +78,7 @@ func (b *builder) dayLog(f layout.File, d *layout.Doc, today bool) dayLog {
 // entry and every older one are left out, even if a smaller older entry
 // would fit, so that the injected logs are always everything since some
 // point in time. Days are shown newest first, entries in file order.
-func (b *builder) dailySection() (section, error) {
+func (b *builder) dailySection() section {
 	logs := b.loadDailies()
 	b.dailies = logs
 	share := b.man.Budget.DailyShare
@@ -172,7 +174,7 @@ func (b *builder) dailySection() (section, error) {
 	if len(logs) == 0 {
 		s.Note = "no daily logs in the last " + fmt.Sprint(layout.RecentDays) + " days"
 	}
-	return s, nil
+	return s
 }
 
 func (l *dayLog) anyKept() bool { return firstKept(l.keep) >= 0 }

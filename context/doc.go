@@ -41,8 +41,9 @@
 // left out, even when a smaller older one would fit. The injected logs are
 // thus always "everything since" some entry, never a pattern with holes.
 //
-// Recall gets the rest of the budget: at least the quarter the daily logs
-// may not use, plus whatever they left unused. Hits are taken in score
+// Recall gets the rest of the budget: the quarter the daily logs may not
+// use, plus whatever they left unused (less only when today's log alone is
+// over the daily share). Hits are taken in score
 // order; a hit that fits is included whole, one that does not is dropped
 // whole (never cut), and lower-scored hits are still tried. Hits that are
 // already in the stack (the fixed files, an injected daily entry) or that

@@ -2,6 +2,7 @@ package context
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/tmemhq/tmem/layout"
 )
+
+var propertySeed = flag.Int64("seed", 1, "seed of the property tests; 0 picks one from the clock")
 
 var words = strings.Fields(`shipment search index alias cutover carrier ingest worker queue retention
 latency benchmark migration rollback release demo freeze container vessel positions cache map quill
@@ -102,11 +105,11 @@ func genWorkspace(tb testing.TB, rng *rand.Rand, now time.Time, sp genSpec) (*la
 }
 
 func TestBuildProperties(t *testing.T) {
-	seed := time.Now().UnixNano()
-	if testing.Short() {
-		seed = 1
+	seed := *propertySeed
+	if seed == 0 {
+		seed = time.Now().UnixNano()
 	}
-	t.Logf("seed %d", seed)
+	t.Logf("seed %d (rerun with -seed %[1]d)", seed)
 	rng := rand.New(rand.NewSource(seed))
 	now := time.Date(2027, 2, 10, 15, 4, 5, 0, time.UTC)
 	tests := []struct {
@@ -182,6 +185,10 @@ func TestDemote(t *testing.T) {
 		{"hash without space is text", "#hashtag\n#5", "#hashtag\n#5", 1},
 		{"indented code is text", "    # code", "    # code", 1},
 		{"empty heading", "#\n", "##\n", 1},
+		{"setext headings become ATX", "Title\n=====\n\nPart\n---\ntext", "## Title\n\n\n### Part\n\ntext", 1},
+		{"thematic break stays", "text\n\n---\n\nmore", "text\n\n---\n\nmore", 1},
+		{"list item then dashes stays", "- item\n---", "- item\n---", 1},
+		{"underline in a fence stays", "```\nx\n===\n```", "```\nx\n===\n```", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

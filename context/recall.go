@@ -32,7 +32,7 @@ func (b *builder) recallSection(ctx context.Context, opts Options) (section, err
 	bu.RecallGranted = granted
 	k := opts.RecallK
 	if k <= 0 {
-		k = DefaultRecallK
+		k = min(max(DefaultRecallK, granted/RecallTokensPerHit), MaxRecallK)
 	}
 	rep := &b.man.Recall
 	rep.Query, rep.K, rep.Items = strings.TrimSpace(opts.Task), k, []RecallItem{}
