@@ -164,3 +164,22 @@ func TestWeeklyShorter(t *testing.T) {
 		t.Errorf("4 weeks of dailies were %d bytes, their weeklies %d: want under a third", before, after)
 	}
 }
+
+// TestDryRun plans without touching anything.
+func TestDryRun(t *testing.T) {
+	ws := genWorkspace(t, day("2026-10-05"), day("2026-11-18"), 2, nil)
+	before := snapshot(t, ws)
+	res, err := Run(context.Background(), ws, Options{DryRun: true, Now: fixed("2026-11-18")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Plan.Units) == 0 || len(res.Written)+len(res.Deleted) != 0 {
+		t.Fatalf("dry run: %d units planned, %d written, %d deleted", len(res.Plan.Units), len(res.Written), len(res.Deleted))
+	}
+	if after := snapshot(t, ws); after != before {
+		t.Errorf("dry run changed the workspace:\n%s", diffLines(before, after))
+	}
+	if _, err := os.Stat(ws.Abs(journalPath)); !os.IsNotExist(err) {
+		t.Errorf("dry run left a journal: %v", err)
+	}
+}

@@ -235,10 +235,41 @@ func (pl *planner) summarize(req Request) (string, error) {
 		if err := Validate(req, out); err != nil {
 			return "", err
 		}
+		out = keepMarked(req, out)
 	} else if strings.TrimSpace(out) == "" {
 		return "", fmt.Errorf("%w: empty", ErrInvalidOutput)
 	}
 	return strings.TrimSpace(out) + "\n", nil
+}
+
+// keepMarked appends to a model's weekly or monthly summary every marked
+// line of its sources that the model dropped or reworded, so that
+// decisions and lessons survive word for word whatever the backend.
+func keepMarked(req Request, out string) string {
+	if req.Kind == KindWisdom {
+		return out
+	}
+	var missing []string
+	seen := map[string]bool{}
+	texts := []Source{{Path: "existing", Text: req.Existing}}
+	for _, src := range append(texts, req.Sources...) {
+		d, err := layout.Parse(src.Path, []byte(src.Text))
+		if err != nil {
+			continue
+		}
+		for _, e := range d.Entries {
+			for _, l := range scanLines(e.Heading, e.Text) {
+				if l.Marked && !seen[l.Text] && !strings.Contains(out, l.Text) {
+					seen[l.Text] = true
+					missing = append(missing, asItem(l.Text))
+				}
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return out
+	}
+	return strings.TrimSpace(out) + "\n\n## " + decisionsHeading + " (word for word)\n\n" + strings.Join(missing, "\n") + "\n"
 }
 
 // pending splits a week's dailies into those already absorbed (their

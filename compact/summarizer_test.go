@@ -200,6 +200,9 @@ func TestLLMBackends(t *testing.T) {
 					if !strings.Contains(string(b), "Shipped the auth refactor") || !strings.Contains(string(b), "type: weekly") {
 						t.Errorf("weekly does not hold the model's summary:\n%s", b)
 					}
+					if !strings.Contains(string(b), "- Lesson: always pin versions") {
+						t.Errorf("the decisions the model dropped were not kept word for word:\n%s", b)
+					}
 					if len(dailies) != 0 {
 						t.Errorf("dailies left: %v", dailies)
 					}
