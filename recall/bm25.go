@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/blevesearch/bleve/v2"
 	_ "github.com/blevesearch/bleve/v2/analysis/analyzer/custom" // registers the "custom" analyzer type
@@ -13,6 +14,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/whitespace"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -24,6 +26,9 @@ import (
 // "café" and "cafe" meet.
 const enFolded = "tmem_en"
 
+// The analyzer for the date tokens (see dates.go).
+const whenAnalyzer = "tmem_when"
+
 // Field names in the bleve documents.
 const (
 	fText  = "text"
@@ -31,12 +36,13 @@ const (
 	fDesc  = "description"
 	fHead  = "heading"
 	fCJK   = "text_cjk"
+	fWhen  = "when"  // date tokens
 	fChunk = "chunk" // the whole Chunk as JSON, stored only
 )
 
 // Field boosts in the BM25 query: a memory's name says what it is about
 // more surely than any sentence in it.
-var fieldBoosts = map[string]float64{fText: 1, fName: 3, fDesc: 2, fHead: 1.5, fCJK: 1}
+var fieldBoosts = map[string]float64{fText: 1, fName: 3, fDesc: 2, fHead: 1.5, fCJK: 1, fWhen: 2}
 
 func indexMapping() (mapping.IndexMapping, error) {
 	im := bleve.NewIndexMapping()
@@ -47,6 +53,12 @@ func indexMapping() (mapping.IndexMapping, error) {
 		"tokenizer":     unicode.Name,
 		"token_filters": []string{en.PossessiveName, lowercase.Name, en.StopName, porter.Name},
 	})
+	if err == nil {
+		err = im.AddCustomAnalyzer(whenAnalyzer, map[string]interface{}{
+			"type":      "custom",
+			"tokenizer": whitespace.Name,
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("index mapping: %w", err)
 	}
@@ -69,6 +81,7 @@ func indexMapping() (mapping.IndexMapping, error) {
 		dm.AddFieldMappingsAt(f, text(enFolded))
 	}
 	dm.AddFieldMappingsAt(fCJK, text(cjk.AnalyzerName))
+	dm.AddFieldMappingsAt(fWhen, text(whenAnalyzer))
 	dm.AddFieldMappingsAt(fChunk, stored)
 	im.DefaultMapping = dm
 	im.DefaultAnalyzer = enFolded
@@ -87,6 +100,7 @@ func bleveDoc(c Chunk) (map[string]interface{}, error) {
 		fDesc:  c.Description,
 		fHead:  c.Heading,
 		fCJK:   cjkOnly(c.Name + " " + c.Description + " " + c.Heading + " " + c.Text),
+		fWhen:  whenTokens(c.Kind, c.Date),
 		fChunk: string(meta),
 	}, nil
 }
@@ -121,6 +135,12 @@ func bm25Query(text string) query.Query {
 		m := bleve.NewMatchQuery(c)
 		m.SetField(fCJK)
 		m.SetBoost(fieldBoosts[fCJK])
+		qs = append(qs, m)
+	}
+	if when := queryWhen(text); len(when) > 0 {
+		m := bleve.NewMatchQuery(strings.Join(when, " "))
+		m.SetField(fWhen)
+		m.SetBoost(fieldBoosts[fWhen])
 		qs = append(qs, m)
 	}
 	return bleve.NewDisjunctionQuery(qs...)

@@ -246,7 +246,7 @@ func TestSyncRecovers(t *testing.T) {
 				b, _ := m.encode()
 				os.WriteFile(filepath.Join(dir, manifestFile), b, 0o644)
 			},
-			wantWarn: "schema 0, want 1",
+			wantWarn: "schema 1, want 2",
 		},
 		{
 			name: "chunker settings change",
