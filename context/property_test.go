@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/recall"
 )
 
 var propertySeed = flag.Int64("seed", 1, "seed of the property tests; 0 picks one from the clock")
@@ -229,4 +230,34 @@ func TestTokenizers(t *testing.T) {
 			t.Errorf("err = %v", err)
 		}
 	})
+}
+
+func TestHitBlock(t *testing.T) {
+	b := &builder{prefix: ".teammates/", tok: mustTokenizer(t, Chars4)}
+	tests := []struct {
+		name string
+		hit  recall.Hit
+		want string
+	}{
+		{"typed memory with a section",
+			recall.Hit{Path: "b/memory/feedback_x.md", Kind: "typed", Type: "feedback", Name: "No mocks", Heading: "Why", StartLine: 6, EndLine: 9, Text: "Use real services.\n# Note"},
+			"## No mocks — Why\n\n_Source: .teammates/b/memory/feedback_x.md:6-9 · typed · feedback_\n\nUse real services.\n### Note\n\n"},
+		{"weekly by heading",
+			recall.Hit{Path: "b/memory/weekly/2026-W43.md", Kind: "weekly", Heading: "2026-W43", Date: "2026-10-19", StartLine: 7, EndLine: 14, Text: "- shipped"},
+			"## 2026-W43\n\n_Source: .teammates/b/memory/weekly/2026-W43.md:7-14 · weekly · 2026-10-19_\n\n- shipped\n\n"},
+		{"nothing but a path",
+			recall.Hit{Path: "CROSS-TEAM.md", Kind: "crossteam", StartLine: 1, EndLine: 1},
+			"## CROSS-TEAM\n\n_Source: .teammates/CROSS-TEAM.md:1-1 · crossteam_\n\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := b.hitBlock(tt.hit)
+			if got.text != tt.want {
+				t.Errorf("got\n%q\nwant\n%q", got.text, tt.want)
+			}
+			if got.tokens != b.tok.Count(tt.want) {
+				t.Errorf("tokens %d", got.tokens)
+			}
+		})
+	}
 }
