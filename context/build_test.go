@@ -438,3 +438,33 @@ func TestBuildErrors(t *testing.T) {
 		}
 	})
 }
+
+// Builds in parallel share the tokenizer and its cache, and give the same
+// bytes as one build alone.
+func TestBuildConcurrent(t *testing.T) {
+	ws := copyExample(t)
+	opts := Options{Teammate: "beacon", Task: exampleTask, Now: fixedClock(exampleNow), Location: time.UTC,
+		Tokenizer: mustTokenizer(t, Cl100k), Recaller: &fakeRecaller{ws: ws, now: exampleNow}}
+	want, err := Build(context.Background(), ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			o := opts
+			o.Recaller = &fakeRecaller{ws: ws, now: exampleNow}
+			r, err := Build(context.Background(), ws, o)
+			if err == nil && r.Text != want.Text {
+				err = errors.New("a parallel build differs")
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
