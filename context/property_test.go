@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/recall"
 )
 
 var propertySeed = flag.Int64("seed", 1, "seed of the property tests; 0 picks one from the clock")
@@ -140,6 +141,7 @@ func TestBuildProperties(t *testing.T) {
 				}
 				checkInvariants(t, r, tok)
 				checkEntriesWhole(t, r, entries)
+				checkRecallWhole(t, r, opts.Recaller.(*fakeRecaller).last)
 				if t.Failed() {
 					t.Fatalf("run %d (budget %d) failed", run, budget)
 				}
@@ -168,6 +170,27 @@ func checkEntriesWhole(t *testing.T, r *Result, entries []genEntry) {
 		}
 		if in != (decision[e.heading] == Included) {
 			t.Errorf("entry %q: in text %v, manifest says %q", e.heading, in, decision[e.heading])
+		}
+	}
+}
+
+// checkRecallWhole checks that every recalled memory is in the text whole
+// or not at all, as the manifest says.
+func checkRecallWhole(t *testing.T, r *Result, hits []recall.Hit) {
+	t.Helper()
+	sec := sectionText(t, r, SectionRecall)
+	decision := map[string]string{}
+	for _, it := range r.Manifest.Recall.Items {
+		decision[it.Path] = it.Decision
+	}
+	for _, h := range hits {
+		src := fmt.Sprintf("_Source: .teammates/%s:%d-%d", h.Path, h.StartLine, h.EndLine)
+		whole := strings.Contains(sec, src) && strings.Contains(sec, demote(strings.TrimSpace(h.Text), 2)+"\n\n")
+		if strings.Contains(sec, src) && !whole {
+			t.Errorf("recalled memory %s is in the text but not whole", h.Path)
+		}
+		if whole != (decision[h.Path] == Included) {
+			t.Errorf("recalled memory %s: in text %v, manifest says %q", h.Path, whole, decision[h.Path])
 		}
 	}
 }
