@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -23,6 +24,19 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("TMEM_NOW", "")
 			env.Setenv("TMEM_DIR", "")
+			env.Setenv("TMEM_MODEL", "")
+			env.Setenv("TMEM_MODEL_BASE_URL", "")
+			tiny, err := filepath.Abs("../../recall/minilm/testdata/tiny")
+			if err != nil {
+				return err
+			}
+			env.Setenv("TINY_MODEL", tiny)
+			// The real tokenizer and config files, provided beside the repository.
+			shared, err := filepath.Abs("../../../shared/models/all-MiniLM-L6-v2")
+			if err != nil {
+				return err
+			}
+			env.Setenv("SHARED_MODEL", shared)
 			return nil
 		},
 		Cmds: scriptCmds,

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strconv"
 
@@ -13,6 +15,16 @@ import (
 )
 
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	// serve DIR serves DIR over HTTP on loopback for the rest of the script
+	// and sets $SERVER_URL.
+	"serve": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 {
+			ts.Fatalf("usage: serve DIR")
+		}
+		srv := httptest.NewServer(http.FileServer(http.Dir(ts.MkAbs(args[0]))))
+		ts.Defer(srv.Close)
+		ts.Setenv("SERVER_URL", srv.URL)
+	},
 	// checkappends FILE PROCS N checks that a daily log holds the entries
 	// "p<i> n<j>" for every process i and count j, each whole (heading and
 	// body together) and, per process, in order.
