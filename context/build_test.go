@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -437,4 +438,83 @@ func TestBuildErrors(t *testing.T) {
 			t.Errorf("err = %#v", err)
 		}
 	})
+}
+
+// Builds in parallel share the tokenizer and its cache, and give the same
+// bytes as one build alone.
+func TestBuildConcurrent(t *testing.T) {
+	ws := copyExample(t)
+	opts := Options{Teammate: "beacon", Task: exampleTask, Now: fixedClock(exampleNow), Location: time.UTC,
+		Tokenizer: mustTokenizer(t, Cl100k), Recaller: &fakeRecaller{ws: ws, now: exampleNow}}
+	want, err := Build(context.Background(), ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			o := opts
+			o.Recaller = &fakeRecaller{ws: ws, now: exampleNow}
+			r, err := Build(context.Background(), ws, o)
+			if err == nil && r.Text != want.Text {
+				err = errors.New("a parallel build differs")
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// The real recall index is a Recaller.
+var _ Recaller = (*recall.Index)(nil)
+
+// TestBuildWithRecallIndex builds on the example workspace with the real
+// recall index in BM25 mode: the stack keeps its invariants and nothing
+// recalled repeats what is already injected.
+func TestBuildWithRecallIndex(t *testing.T) {
+	ws := copyExample(t)
+	ix, err := recall.Open(ws, recall.Options{Now: fixedClock(exampleNow)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	tok := mustTokenizer(t, O200k)
+	for _, budget := range []int{DefaultBudget, 2500, MinBudget} {
+		t.Run(fmt.Sprint(budget), func(t *testing.T) {
+			r, err := Build(context.Background(), ws, Options{Teammate: "beacon", Task: exampleTask, Budget: budget,
+				Tokenizer: tok, Now: fixedClock(exampleNow), Location: time.UTC, Recaller: ix})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, r, tok)
+			m := r.Manifest
+			if m.Recall.Mode != RecallBM25 || len(m.Recall.Items) == 0 {
+				t.Fatalf("recall mode %q with %d items", m.Recall.Mode, len(m.Recall.Items))
+			}
+			fixed := map[string]bool{"beacon/SOUL.md": true, "beacon/GOALS.md": true, "beacon/WISDOM.md": true}
+			included := 0
+			for _, it := range m.Recall.Items {
+				if it.Decision != Included {
+					continue
+				}
+				included++
+				if fixed[it.Path] {
+					t.Errorf("recalled %s, which is a section of its own", it.Path)
+				}
+				for _, d := range m.Dailies {
+					if d.Decision == Included && d.Path == it.Path && d.StartLine <= it.EndLine && it.StartLine <= d.EndLine {
+						t.Errorf("recalled %s:%d-%d, which is in the recent daily logs", it.Path, it.StartLine, it.EndLine)
+					}
+				}
+			}
+			if budget == DefaultBudget && included == 0 {
+				t.Error("nothing recalled with the whole budget free")
+			}
+		})
+	}
 }

@@ -87,6 +87,7 @@ type fakeRecaller struct {
 	err     error
 	extra   []recall.Hit
 	queries []recall.Query
+	last    []recall.Hit // what the last Search returned
 }
 
 func (f *fakeRecaller) HasVectors() bool { return f.vectors }
@@ -172,6 +173,7 @@ func (f *fakeRecaller) Search(_ context.Context, q recall.Query) ([]recall.Hit, 
 	if len(hits) > k {
 		hits = hits[:k]
 	}
+	f.last = append([]recall.Hit(nil), hits...)
 	return hits, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/recall"
 )
 
 var propertySeed = flag.Int64("seed", 1, "seed of the property tests; 0 picks one from the clock")
@@ -140,6 +141,7 @@ func TestBuildProperties(t *testing.T) {
 				}
 				checkInvariants(t, r, tok)
 				checkEntriesWhole(t, r, entries)
+				checkRecallWhole(t, r, opts.Recaller.(*fakeRecaller).last)
 				if t.Failed() {
 					t.Fatalf("run %d (budget %d) failed", run, budget)
 				}
@@ -172,61 +174,23 @@ func checkEntriesWhole(t *testing.T, r *Result, entries []genEntry) {
 	}
 }
 
-func TestDemote(t *testing.T) {
-	tests := []struct {
-		name, in, want string
-		levels         int
-	}{
-		{"title and entries", "# T\n\n## E\n\ntext # not heading\n", "## T\n\n### E\n\ntext # not heading\n", 1},
-		{"two levels", "## E\n### S", "#### E\n##### S", 2},
-		{"capped at six", "##### five\n###### six", "###### five\n###### six", 2},
-		{"fenced code untouched", "```sh\n# comment\n```\n# real", "```sh\n# comment\n```\n## real", 1},
-		{"tilde fence needs its own closer", "~~~\n# a\n```\n# b\n~~~\n# c", "~~~\n# a\n```\n# b\n~~~\n## c", 1},
-		{"hash without space is text", "#hashtag\n#5", "#hashtag\n#5", 1},
-		{"indented code is text", "    # code", "    # code", 1},
-		{"empty heading", "#\n", "##\n", 1},
-		{"setext headings become ATX", "Title\n=====\n\nPart\n---\ntext", "## Title\n\n\n### Part\n\ntext", 1},
-		{"thematic break stays", "text\n\n---\n\nmore", "text\n\n---\n\nmore", 1},
-		{"list item then dashes stays", "- item\n---", "- item\n---", 1},
-		{"underline in a fence stays", "```\nx\n===\n```", "```\nx\n===\n```", 1},
+// checkRecallWhole checks that every recalled memory is in the text whole
+// or not at all, as the manifest says.
+func checkRecallWhole(t *testing.T, r *Result, hits []recall.Hit) {
+	t.Helper()
+	sec := sectionText(t, r, SectionRecall)
+	decision := map[string]string{}
+	for _, it := range r.Manifest.Recall.Items {
+		decision[it.Path] = it.Decision
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := demote(tt.in, tt.levels); got != tt.want {
-				t.Errorf("demote(%q, %d) = %q, want %q", tt.in, tt.levels, got, tt.want)
-			}
-		})
-	}
-}
-
-func TestTokenizers(t *testing.T) {
-	tests := []struct {
-		name, text string
-		want       int
-	}{
-		{O200k, "hello world", 2},
-		{Cl100k, "hello world", 2},
-		{Chars4, "hello world", 3},
-		{Chars4, "東京", 1},
-		{O200k, "", 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name+"/"+tt.text, func(t *testing.T) {
-			tok := mustTokenizer(t, tt.name)
-			if tok.Name() != tt.name {
-				t.Errorf("name %q", tok.Name())
-			}
-			for i := 0; i < 2; i++ { // the second count comes from the cache
-				if got := tok.Count(tt.text); got != tt.want {
-					t.Errorf("Count(%q) = %d, want %d", tt.text, got, tt.want)
-				}
-			}
-		})
-	}
-	t.Run("unknown name", func(t *testing.T) {
-		_, err := NewTokenizer("gpt2")
-		if err == nil || !strings.Contains(err.Error(), `unknown tokenizer "gpt2" (known: chars4, cl100k, o200k)`) {
-			t.Errorf("err = %v", err)
+	for _, h := range hits {
+		src := fmt.Sprintf("_Source: .teammates/%s:%d-%d", h.Path, h.StartLine, h.EndLine)
+		whole := strings.Contains(sec, src) && strings.Contains(sec, demote(strings.TrimSpace(h.Text), 2)+"\n\n")
+		if strings.Contains(sec, src) && !whole {
+			t.Errorf("recalled memory %s is in the text but not whole", h.Path)
 		}
-	})
+		if whole != (decision[h.Path] == Included) {
+			t.Errorf("recalled memory %s: in text %v, manifest says %q", h.Path, whole, decision[h.Path])
+		}
+	}
 }

@@ -147,8 +147,11 @@ func (b *builder) alreadyIn(h recall.Hit, better []recall.Hit, decided []RecallI
 // chunk's text with its headings nested below.
 func (b *builder) hitBlock(h recall.Hit) block {
 	title := h.Name
-	if title == "" {
+	switch {
+	case title == "":
 		title = h.Heading
+	case h.Heading != "" && h.Heading != title:
+		title += " — " + h.Heading
 	}
 	if title == "" {
 		title = strings.TrimSuffix(path.Base(h.Path), ".md")

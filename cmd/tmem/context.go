@@ -114,5 +114,7 @@ byte-identical output.`,
 	fl.StringVar(&opts.tokenizer, "tokenizer", memctx.DefaultTokenizer, "token counter: "+strings.Join(memctx.TokenizerNames(), ", ")+" (chars4 is a cheap estimate)")
 	fl.StringVar(&opts.format, "format", "markdown", "output format: markdown or json (the manifest; same as --json)")
 	fl.StringVar(&opts.tz, "tz", "", "time zone of today and of the stated time, an IANA name (default: local)")
+	_ = cmd.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(memctx.TokenizerNames(), cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"markdown", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
