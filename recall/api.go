@@ -22,6 +22,9 @@ type Query struct {
 	// RecencyDepth is how many of the most recent weekly summaries are
 	// always included; negative means none, 0 means the default (2).
 	RecencyDepth int
+	// Mode is ModeHybrid (the default when empty), ModeBM25 or
+	// ModeVector; the last two exist for evaluation.
+	Mode string
 }
 
 // Hit is one ranked result: the best chunk of one file.

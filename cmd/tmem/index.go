@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+type indexOptions struct {
+	teammates []string
+	all       bool
+	rebuild   bool
+}
+
+func newIndexCmd(f *factory) *cobra.Command {
+	opts := &indexOptions{}
+	cmd := &cobra.Command{
+		Use:   "index [--teammate NAME|--all] [--rebuild]",
+		Short: "Sync (or rebuild) the recall index with the memory files",
+		Long: `Bring the recall index up to date with the memory files: new and changed
+files are indexed, deleted ones dropped. --rebuild throws the index away and
+builds it again. Without --teammate, every teammate is indexed. The index
+lives in <teammate>/.index/ and .index/ (the shared scope) and is never
+committed. On a terminal a progress bar shows files, chunks, chunks/s and
+an ETA.`,
+		Example: `  tmem index
+  tmem index --teammate beacon --rebuild`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ws, err := f.Workspace()
+			if err != nil {
+				return err
+			}
+			names := opts.teammates
+			if len(names) > 0 {
+				if names, err = f.teammateList(ws, names, false); err != nil {
+					return err
+				}
+			}
+			bar, progress := f.newProgress()
+			ix, err := f.openIndex(ws, f.model, progress)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			run := ix.Sync
+			if opts.rebuild {
+				run = ix.Rebuild
+			}
+			st, err := run(background(cmd), names)
+			bar.done()
+			if err != nil {
+				return err
+			}
+			if f.json {
+				return f.printJSON(st)
+			}
+			if !f.quiet {
+				fmt.Fprintf(f.stderr, "indexed %d files: %d added, %d changed, %d deleted, %d unchanged; %d chunks indexed, %d embedded\n",
+					st.Files, st.Added, st.Changed, st.Deleted, st.Unchanged, st.Chunks, st.Embedded)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&opts.teammates, "teammate", nil, "teammates to index (default: all)")
+	fl.BoolVar(&opts.all, "all", false, "index every teammate (the default)")
+	fl.BoolVar(&opts.rebuild, "rebuild", false, "rebuild from scratch")
+	cmd.MarkFlagsMutuallyExclusive("teammate", "all")
+	return cmd
+}

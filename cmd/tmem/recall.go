@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/recall"
+)
+
+type recallOptions struct {
+	teammates    []string
+	all          bool
+	k            int
+	noSync       bool
+	recencyDepth int
+}
+
+func newRecallCmd(f *factory) *cobra.Command {
+	opts := &recallOptions{}
+	cmd := &cobra.Command{
+		Use:   "recall --teammate NAME [-k 10] [--no-sync] QUERY",
+		Short: "Search a teammate's memories (BM25 plus vectors when a model is set)",
+		Long: `Search memories for QUERY: the teammates' typed memories, weekly and monthly
+summaries, WISDOM.md sections, dailies older than the recent window, and the
+shared CROSS-TEAM.md. The index is synced with the files first unless
+--no-sync. Each hit is printed as a block headed path:start-end; --json prints
+an array of hits. Without an embedding model (see tmem model) the search is BM25 only.
+
+Ranking: BM25 and vector scores are fused, typed memories are boosted over
+episodic summaries, each file appears once (its best chunk, merged with
+neighbouring chunks that also scored), and the --recency-depth most recent
+weekly summaries are always included.`,
+		Example: `  tmem recall --teammate beacon "search alias cutover"
+  tmem recall --teammate beacon,quill -k 5 --json "kestrel demo"
+  tmem recall --all --no-sync "release freeze"`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.k <= 0 {
+				return usageErrorf("-k %d: want a positive number of hits", opts.k)
+			}
+			text, err := f.readArg(args)
+			if err != nil {
+				return err
+			}
+			if strings.TrimSpace(text) == "" {
+				return usageErrorf("the query is empty")
+			}
+			ws, err := f.Workspace()
+			if err != nil {
+				return err
+			}
+			names, err := f.teammateList(ws, opts.teammates, opts.all)
+			if err != nil {
+				return err
+			}
+			ix, err := f.openIndex(ws, f.model, nil)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			depth := opts.recencyDepth
+			if depth == 0 {
+				depth = -1 // the flag's 0 means none; the library's 0 means default
+			}
+			hits, err := ix.Search(background(cmd), recall.Query{Text: text, Teammates: names, K: opts.k, NoSync: opts.noSync, RecencyDepth: depth})
+			if err != nil {
+				return err
+			}
+			if f.json {
+				if hits == nil {
+					hits = []recall.Hit{}
+				}
+				return f.printJSON(hits)
+			}
+			return printHits(f.stdout, hits)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&opts.teammates, "teammate", nil, "teammates to search (comma-separated or repeated)")
+	fl.BoolVar(&opts.all, "all", false, "search every teammate")
+	fl.IntVarP(&opts.k, "k", "k", 10, "number of hits")
+	fl.BoolVar(&opts.noSync, "no-sync", false, "search the index as it is, without syncing it with the files")
+	fl.IntVar(&opts.recencyDepth, "recency-depth", recall.DefaultRanking.RecencyDepth, "most recent weekly summaries always included (0: none)")
+	cmd.MarkFlagsMutuallyExclusive("teammate", "all")
+	return cmd
+}
+
+// teammateList checks --teammate/--all: names must exist; --all (or, when
+// allowEmpty, neither flag) means every teammate.
+func (f *factory) teammateList(ws *layout.Workspace, names []string, all bool) ([]string, error) {
+	if all {
+		return nil, nil
+	}
+	if len(names) == 0 {
+		return nil, usageErrorf("--teammate or --all is required")
+	}
+	for _, n := range names {
+		if _, err := f.teammate(ws, n); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
+
+// openIndex opens the recall index with the global clock, warnings on
+// stderr (unless --quiet) and the embedder from --model.
+func (f *factory) openIndex(ws *layout.Workspace, model string, progress func(recall.Progress)) (*recall.Index, error) {
+	opts, err := f.indexOptions(model, progress)
+	if err != nil {
+		return nil, err
+	}
+	return recall.Open(ws, opts)
+}
+
+func (f *factory) indexOptions(model string, progress func(recall.Progress)) (recall.Options, error) {
+	clock, err := f.Clock()
+	if err != nil {
+		return recall.Options{}, err
+	}
+	emb, err := openEmbedder(f, model)
+	if err != nil {
+		return recall.Options{}, err
+	}
+	var warn io.Writer
+	if !f.quiet {
+		warn = f.stderr
+	}
+	return recall.Options{Embedder: emb, Now: clock, Warn: warn, Progress: progress}, nil
+}
+
+// printHits writes one block per hit: a path:start-end header with what
+// found it, then the chunk text.
+func printHits(w io.Writer, hits []recall.Hit) error {
+	for i, h := range hits {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		head := h.Heading
+		if h.Name != "" {
+			head = h.Name
+		}
+		fmt.Fprintf(w, "%s:%d-%d  [%s %.3f %s]", h.Path, h.StartLine, h.EndLine, h.Kind, h.Score, strings.Join(h.Reason, ","))
+		if head != "" {
+			fmt.Fprintf(w, "  %s", head)
+		}
+		fmt.Fprintln(w)
+		for _, l := range strings.Split(strings.TrimRight(h.Text, "\n"), "\n") {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
+	return nil
+}
+
+// background is the context for library calls outside cobra's.
+func background(cmd *cobra.Command) context.Context {
+	if ctx := cmd.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
+}

@@ -1,0 +1,454 @@
+package recall
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+// ChunkOptions sizes chunks. Token counts are estimates of the word pieces
+// a MiniLM-style model sees (it reads at most 256): a Latin word counts as
+// 1.3 tokens, a CJK character as one.
+type ChunkOptions struct {
+	TargetTokens  int // a chunk is split once it would grow past this; 0 means 200
+	OverlapTokens int // the tail of one piece that starts the next; 0 means 30, negative none
+}
+
+// DefaultChunkOptions are the settings the index uses unless told
+// otherwise; see the package README for how they were chosen.
+var DefaultChunkOptions = ChunkOptions{TargetTokens: 200, OverlapTokens: 30}
+
+func (o ChunkOptions) withDefaults() ChunkOptions {
+	if o.TargetTokens <= 0 {
+		o.TargetTokens = DefaultChunkOptions.TargetTokens
+	}
+	if o.OverlapTokens == 0 {
+		o.OverlapTokens = DefaultChunkOptions.OverlapTokens
+	}
+	if o.OverlapTokens < 0 {
+		o.OverlapTokens = 0
+	}
+	return o
+}
+
+// String names the settings; the index records it and rebuilds when it
+// changes.
+func (o ChunkOptions) String() string {
+	o = o.withDefaults()
+	return fmt.Sprintf("md-entries/target=%d/overlap=%d", o.TargetTokens, o.OverlapTokens)
+}
+
+// Chunk is one indexed piece of a memory file: part of one `##` entry,
+// never more.
+type Chunk struct {
+	ID          string `json:"id"` // path#ordinal
+	Ordinal     int    `json:"ordinal"`
+	Teammate    string `json:"teammate"`
+	Kind        string `json:"kind"`
+	Path        string `json:"path"`
+	StartLine   int    `json:"start_line"`
+	EndLine     int    `json:"end_line"`
+	Heading     string `json:"heading"` // breadcrumb: "Title > Entry heading"
+	Type        string `json:"type,omitempty"`
+	Date        string `json:"date,omitempty"`
+	Name        string `json:"name,omitempty"`
+	Description string `json:"description,omitempty"`
+	Text        string `json:"text"`
+}
+
+// EmbedText is what the embedder reads for a chunk: its breadcrumb, name
+// and description give a short entry the context it lacks on its own.
+func (c Chunk) EmbedText() string {
+	var b strings.Builder
+	for _, s := range []string{c.Name, c.Description, c.Heading} {
+		if s != "" {
+			b.WriteString(s)
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString(c.Text)
+	return b.String()
+}
+
+// ChunkFile parses a memory file and splits it into chunks. Frontmatter
+// that is not valid YAML (an unquoted colon in a description is the usual
+// slip) is read leniently as "key: value" lines, so the file is still
+// found.
+func ChunkFile(f layout.File, src []byte, opts ChunkOptions) ([]Chunk, error) {
+	doc, err := layout.Parse(f.Path, src)
+	get := func(k string) string { return doc.Get(k) }
+	if err != nil {
+		lenient, meta, ok := parseLenient(f.Path, src)
+		if !ok {
+			return nil, err
+		}
+		doc, get = lenient, func(k string) string { return meta[k] }
+	}
+	return chunkDoc(f, doc, get, opts.withDefaults()), nil
+}
+
+// parseLenient handles a file whose frontmatter block is closed but not
+// valid YAML: its lines become blank (so line numbers hold) and are read
+// as "key: value" pairs split at the first colon.
+func parseLenient(path string, src []byte) (*layout.Doc, map[string]string, bool) {
+	lines := strings.SplitAfter(string(src), "\n")
+	if len(lines) == 0 || strings.TrimSpace(lines[0]) != "---" {
+		return nil, nil, false
+	}
+	meta := map[string]string{}
+	end := -1
+	for i := 1; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		if l == "---" {
+			end = i
+			break
+		}
+		if k, v, ok := strings.Cut(l, ":"); ok {
+			meta[strings.TrimSpace(k)] = strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+	}
+	if end < 0 {
+		return nil, nil, false
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if i <= end {
+			b.WriteString("\n")
+			continue
+		}
+		b.WriteString(l)
+	}
+	doc, err := layout.Parse(path, []byte(b.String()))
+	if err != nil {
+		return nil, nil, false
+	}
+	return doc, meta, true
+}
+
+func chunkDoc(f layout.File, doc *layout.Doc, get func(string) string, opts ChunkOptions) []Chunk {
+	base := Chunk{
+		Teammate:    f.Teammate,
+		Kind:        string(f.Kind),
+		Path:        f.Path,
+		Type:        f.Type,
+		Name:        oneLine(get("name")),
+		Description: oneLine(get("description")),
+		Date:        fileDate(f, doc, get),
+	}
+	if t := get("type"); f.Kind == layout.KindTyped && layout.KnownType(t) {
+		base.Type = t
+	}
+	var out []Chunk
+	for _, e := range doc.Entries {
+		crumb := crumbOf(doc.Title, e.Heading)
+		text := e.Text
+		start := e.Start
+		if e.Heading != "" {
+			start = e.Start + 1 // the text starts below its heading
+		}
+		if strings.TrimSpace(text) == "" {
+			if e.Heading == "" {
+				continue
+			}
+			text, start = e.Heading, e.Start // a bare heading is still findable
+		}
+		for _, p := range splitEntry(text, start, opts) {
+			c := base
+			c.Heading = crumb
+			c.Text = p.text
+			c.StartLine, c.EndLine = p.start, p.end
+			if e.Heading != "" && p.first {
+				c.StartLine = e.Start
+			}
+			c.Ordinal = len(out)
+			c.ID = fmt.Sprintf("%s#%d", f.Path, c.Ordinal)
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 && doc.Title != "" {
+		c := base
+		c.Heading, c.Text = doc.Title, doc.Title
+		c.StartLine, c.EndLine = doc.TitleLine, doc.TitleLine
+		c.ID = f.Path + "#0"
+		out = append(out, c)
+	}
+	return out
+}
+
+func crumbOf(title, heading string) string {
+	switch {
+	case title == "":
+		return heading
+	case heading == "":
+		return title
+	}
+	return title + " > " + heading
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// fileDate is the date a file speaks for: its name for dailies and
+// summaries, else the frontmatter date or period.
+func fileDate(f layout.File, doc *layout.Doc, get func(string) string) string {
+	if !f.Date.IsZero() {
+		return f.Date.Format(layout.DateLayout)
+	}
+	if d := doc.Date(); !d.IsZero() {
+		return d.Format(layout.DateLayout)
+	}
+	if t, err := time.Parse(layout.DateLayout, get("date")); err == nil {
+		return t.Format(layout.DateLayout)
+	}
+	return ""
+}
+
+// piece is a run of lines (or part of one) of an entry.
+type piece struct {
+	text       string
+	start, end int
+	first      bool // holds the entry's first line
+}
+
+// unit is the smallest thing the splitter moves around: a paragraph, a
+// sentence or, for a runaway sentence, a run of words.
+type unit struct {
+	text       string
+	start, end int
+	tokens     int
+	paraStart  bool
+}
+
+// splitEntry cuts an entry's text (first line at line start) into pieces
+// of about opts.TargetTokens, at paragraph boundaries first, then sentence
+// boundaries, then words. Consecutive pieces share an overlap of up to
+// opts.OverlapTokens taken from whole trailing sentences.
+func splitEntry(text string, start int, opts ChunkOptions) []piece {
+	total := estimateTokens(text)
+	if total <= opts.TargetTokens {
+		return []piece{{text: text, start: start, end: start + strings.Count(text, "\n"), first: true}}
+	}
+	var units []unit
+	for _, p := range paragraphs(text, start) {
+		if p.tokens <= opts.TargetTokens {
+			p.paraStart = true
+			units = append(units, p)
+			continue
+		}
+		for i, s := range sentences(p, opts.TargetTokens) {
+			s.paraStart = i == 0
+			units = append(units, s)
+		}
+	}
+	var out []piece
+	var cur []unit
+	curTok := 0
+	flush := func() {
+		if len(cur) == 0 {
+			return
+		}
+		var b strings.Builder
+		for i, u := range cur {
+			if i > 0 {
+				if u.paraStart {
+					b.WriteString("\n\n")
+				} else if u.start != cur[i-1].end {
+					b.WriteString("\n")
+				} else {
+					b.WriteString(" ")
+				}
+			}
+			b.WriteString(u.text)
+		}
+		out = append(out, piece{text: b.String(), start: cur[0].start, end: cur[len(cur)-1].end, first: len(out) == 0})
+	}
+	for _, u := range units {
+		if curTok > 0 && curTok+u.tokens > opts.TargetTokens {
+			flush()
+			// Carry trailing sentences of the piece just flushed, up to
+			// the overlap budget, so a thought cut in two is found whole.
+			var carry []unit
+			tok := 0
+			for i := len(cur) - 1; i >= 0; i-- {
+				if tok+cur[i].tokens > opts.OverlapTokens || tok+cur[i].tokens+u.tokens > opts.TargetTokens {
+					break
+				}
+				tok += cur[i].tokens
+				carry = append([]unit{cur[i]}, carry...)
+			}
+			cur, curTok = carry, tok
+		}
+		cur = append(cur, u)
+		curTok += u.tokens
+	}
+	flush()
+	return out
+}
+
+// paragraphs splits text at blank lines, keeping line numbers.
+func paragraphs(text string, start int) []unit {
+	var out []unit
+	var buf []string
+	from := start
+	emit := func(line int) {
+		if len(buf) > 0 {
+			t := strings.Join(buf, "\n")
+			out = append(out, unit{text: t, start: from, end: line - 1, tokens: estimateTokens(t)})
+			buf = nil
+		}
+	}
+	for i, l := range strings.Split(text, "\n") {
+		line := start + i
+		if strings.TrimSpace(l) == "" {
+			emit(line)
+			continue
+		}
+		if len(buf) == 0 {
+			from = line
+		}
+		buf = append(buf, l)
+	}
+	emit(start + strings.Count(text, "\n") + 1)
+	return out
+}
+
+// sentences splits a paragraph after '.', '!', '?' (and their CJK forms)
+// followed by a space or end of line, and after line breaks that start a
+// list item; a sentence still over max is cut into runs of words.
+func sentences(p unit, max int) []unit {
+	var out []unit
+	lines := strings.Split(p.text, "\n")
+	for li, l := range lines {
+		line := p.start + li
+		rs := []rune(l)
+		from := 0
+		for i, r := range rs {
+			end := false
+			switch r {
+			case '。', '！', '？':
+				end = true
+			case '.', '!', '?':
+				end = i+1 == len(rs) || rs[i+1] == ' '
+			}
+			if end || i+1 == len(rs) {
+				s := strings.TrimSpace(string(rs[from : i+1]))
+				from = i + 1
+				if s != "" {
+					out = append(out, words(s, line, max)...)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// words cuts a sentence longer than max tokens into runs of words (or of
+// CJK characters) that fit.
+func words(s string, line, max int) []unit {
+	if t := estimateTokens(s); t <= max {
+		return []unit{{text: s, start: line, end: line, tokens: t}}
+	}
+	var out []unit
+	var cur []string
+	tok := 0.0
+	flush := func() {
+		if len(cur) > 0 {
+			t := strings.Join(cur, "")
+			out = append(out, unit{text: strings.TrimSpace(t), start: line, end: line, tokens: estimateTokens(t)})
+			cur, tok = nil, 0
+		}
+	}
+	for _, w := range tokensOf(s) {
+		wt := 1.3
+		if isCJK([]rune(w)[0]) {
+			wt = 1
+		}
+		if tok+wt > float64(max) {
+			flush()
+		}
+		cur = append(cur, w)
+		tok += wt
+	}
+	flush()
+	return out
+}
+
+// tokensOf splits s into words (each with its trailing space) and single
+// CJK characters, so that joining them gives s back.
+func tokensOf(s string) []string {
+	var out []string
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case isCJK(r):
+			if b.Len() > 0 {
+				out = append(out, b.String())
+				b.Reset()
+			}
+			out = append(out, string(r))
+		case unicode.IsSpace(r):
+			b.WriteRune(r)
+			out = append(out, b.String())
+			b.Reset()
+		default:
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() > 0 {
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// estimateTokens approximates the word-piece count of s.
+func estimateTokens(s string) int {
+	latin, cjk := 0, 0
+	in := false
+	for _, r := range s {
+		switch {
+		case isCJK(r):
+			cjk++
+			in = false
+		case unicode.IsSpace(r):
+			in = false
+		default:
+			if !in {
+				latin++
+			}
+			in = true
+		}
+	}
+	return (latin*13+9)/10 + cjk
+}
+
+func isCJK(r rune) bool {
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
+}
+
+// cjkOnly keeps the CJK runs of s, space-separated, for the field the CJK
+// analyzer reads; Latin text stays out of it so it is not scored twice.
+func cjkOnly(s string) string {
+	var b strings.Builder
+	gap := false
+	for _, r := range s {
+		if isCJK(r) {
+			if gap && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteRune(r)
+			gap = false
+		} else {
+			gap = true
+		}
+	}
+	return b.String()
+}
+
+// dateOf parses a chunk date; the zero time when empty.
+func dateOf(s string) time.Time {
+	t, _ := time.Parse(layout.DateLayout, s)
+	return t
+}

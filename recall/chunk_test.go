@@ -1,0 +1,130 @@
+package recall
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+func TestChunkFixtureGolden(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	var got []Chunk
+	for _, name := range []string{"beacon", "quill"} {
+		files, err := ws.Files(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			src, err := os.ReadFile(ws.Abs(f.Path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, err := ChunkFile(f, src, DefaultChunkOptions)
+			if err != nil {
+				t.Fatalf("%s: %v", f.Path, err)
+			}
+			got = append(got, cs...)
+		}
+	}
+	golden(t, "chunks.golden.json", got)
+}
+
+// longEntry builds a daily with one entry of paragraphs of sentences.
+func longEntry(paras, sentences, words int) string {
+	var b strings.Builder
+	b.WriteString("# 2026-01-05\n\n## Long entry\n\n")
+	for p := 0; p < paras; p++ {
+		for s := 0; s < sentences; s++ {
+			for w := 0; w < words; w++ {
+				b.WriteString("word ")
+			}
+			b.WriteString("end.")
+			if s+1 < sentences {
+				b.WriteString(" ")
+			}
+		}
+		b.WriteString("\n\n")
+	}
+	b.WriteString("## Next entry\n\nShort.\n")
+	return b.String()
+}
+
+func TestChunkSplitting(t *testing.T) {
+	f := layout.File{Teammate: "a", Kind: layout.KindDaily, Path: "a/memory/2026-01-05.md"}
+	tests := []struct {
+		name       string
+		src        string
+		opts       ChunkOptions
+		wantChunks int
+	}{
+		{"short entries stay whole", longEntry(1, 2, 5), DefaultChunkOptions, 2},
+		{"paragraphs pack up to the target", longEntry(6, 2, 20), ChunkOptions{TargetTokens: 120, OverlapTokens: -1}, 4},
+		{"a long paragraph splits at sentences", longEntry(1, 12, 20), ChunkOptions{TargetTokens: 60, OverlapTokens: -1}, 7},
+		{"a runaway sentence splits at words", longEntry(1, 1, 300), ChunkOptions{TargetTokens: 100, OverlapTokens: -1}, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs, err := ChunkFile(f, []byte(tt.src), tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cs) != tt.wantChunks {
+				t.Errorf("got %d chunks, want %d", len(cs), tt.wantChunks)
+			}
+			o := tt.opts.withDefaults()
+			for i, c := range cs {
+				if n := estimateTokens(c.Text); n > o.TargetTokens {
+					t.Errorf("chunk %d has %d tokens, over the target %d", i, n, o.TargetTokens)
+				}
+				if c.Ordinal != i {
+					t.Errorf("chunk %d has ordinal %d", i, c.Ordinal)
+				}
+			}
+			last := cs[len(cs)-1]
+			if last.Heading != "2026-01-05 > Next entry" || last.Text != "Short." {
+				t.Errorf("last chunk %q / %q: an entry must start its own chunk", last.Heading, last.Text)
+			}
+		})
+	}
+}
+
+func TestChunkOverlap(t *testing.T) {
+	f := layout.File{Teammate: "a", Kind: layout.KindDaily, Path: "a/memory/2026-01-05.md"}
+	src := "# 2026-01-05\n\n## E\n\nAlpha one two three four five six seven. Bravo one two three four five six seven. Charlie one two three four five six seven. Delta one two three four five six seven.\n"
+	cs, err := ChunkFile(f, []byte(src), ChunkOptions{TargetTokens: 25, OverlapTokens: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) < 2 {
+		t.Fatalf("got %d chunks, want a split", len(cs))
+	}
+	for i := 1; i < len(cs); i++ {
+		prev := cs[i-1].Text
+		lastSentence := prev[strings.LastIndex(prev[:len(prev)-1], ". ")+2:]
+		if !strings.HasPrefix(cs[i].Text, lastSentence) {
+			t.Errorf("chunk %d %q does not start with the previous chunk's last sentence %q", i, cs[i].Text, lastSentence)
+		}
+	}
+}
+
+func TestEstimateTokens(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want int
+	}{
+		{"empty", "", 0},
+		{"ten words", "a b c d e f g h i j", 13},
+		{"cjk counts characters", "検索インデックス", 8},
+		{"mixed", "search 検索", 2 + 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := estimateTokens(tt.in); got != tt.want {
+				t.Errorf("estimateTokens(%q) = %d, want %d", tt.in, got, tt.want)
+			}
+		})
+	}
+}

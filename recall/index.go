@@ -1,0 +1,753 @@
+package recall
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/gofrs/flock"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+// Options configure an Index. The zero value is usable: BM25 only, no
+// clock (dailies are then never held back as recent), no notices.
+type Options struct {
+	// Embedder turns chunks and queries into vectors; nil means BM25
+	// only, which is a normal way to run.
+	Embedder Embedder
+	// Now is the clock that decides which dailies are recent (and so left
+	// to the context builder instead of the index).
+	Now func() time.Time
+	// Stopwatch, when set, times the phases of a sync (SyncStats
+	// durations); it is separate from Now so a fixed --now stays fixed.
+	Stopwatch func() time.Time
+	// Warn receives one-line notices (BM25-only mode, rebuilds, files
+	// that do not parse); nil discards them.
+	Warn io.Writer
+	// RecentDays is the context builder's window; 0 means
+	// layout.RecentDays.
+	RecentDays int
+	// Progress, when set, is called as a sync works through files.
+	Progress func(Progress)
+	// Chunking sizes chunks; the zero value means DefaultChunkOptions.
+	Chunking ChunkOptions
+	// Ranking tunes fusion and the passes after it; the zero value means
+	// DefaultRanking.
+	Ranking *Ranking
+	// EmbedBatch is how many chunks go to the embedder at once; 0 means 32.
+	EmbedBatch int
+}
+
+// Progress reports how far a sync has got.
+type Progress struct {
+	Scope      string // teammate, or "" for the shared scope
+	Phase      string // "index" or "embed"
+	Done       int    // files (index) or chunks (embed) done in this phase
+	Total      int
+	Chunks     int // chunks indexed so far in this sync
+	Rebuilding bool
+}
+
+// SyncStats says what a sync or rebuild did.
+type SyncStats struct {
+	Files     int      `json:"files"`     // files the index covers
+	Unchanged int      `json:"unchanged"` // of which nothing was re-read
+	Added     int      `json:"added"`
+	Changed   int      `json:"changed"`
+	Deleted   int      `json:"deleted"`
+	Chunks    int      `json:"chunks"`   // chunks (re)indexed
+	Embedded  int      `json:"embedded"` // chunks sent to the embedder
+	Cached    int      `json:"cached"`   // chunk vectors reused from the cache
+	Rebuilt   []string `json:"rebuilt"`  // scopes rebuilt from scratch ("" is shared)
+	Errors    []string `json:"errors"`   // files that could not be indexed
+	// Phase timings, measured only with Options.Stopwatch.
+	ParseTime time.Duration `json:"parse_ns"`
+	IndexTime time.Duration `json:"index_ns"`
+	EmbedTime time.Duration `json:"embed_ns"`
+}
+
+func (s *SyncStats) add(o SyncStats) {
+	s.Files += o.Files
+	s.Unchanged += o.Unchanged
+	s.Added += o.Added
+	s.Changed += o.Changed
+	s.Deleted += o.Deleted
+	s.Chunks += o.Chunks
+	s.Embedded += o.Embedded
+	s.Cached += o.Cached
+	s.Rebuilt = append(s.Rebuilt, o.Rebuilt...)
+	s.Errors = append(s.Errors, o.Errors...)
+	s.ParseTime += o.ParseTime
+	s.IndexTime += o.IndexTime
+	s.EmbedTime += o.EmbedTime
+}
+
+// Index is the recall index of a workspace: one bleve index plus vectors
+// per teammate under <teammate>/.index/, and one for the shared scope
+// (CROSS-TEAM.md) under .index/. Every operation takes a per-scope file
+// lock (exclusive to write, shared to read), so processes can share it.
+type Index struct {
+	ws     *layout.Workspace
+	opts   Options
+	rank   Ranking
+	warned bool
+}
+
+// Open prepares the index of ws. It touches no files: the first Sync or
+// Search builds what is missing.
+func Open(ws *layout.Workspace, opts Options) (*Index, error) {
+	if ws == nil {
+		return nil, errors.New("open recall index: no workspace")
+	}
+	if opts.RecentDays == 0 {
+		opts.RecentDays = layout.RecentDays
+	}
+	if opts.EmbedBatch <= 0 {
+		opts.EmbedBatch = 32
+	}
+	opts.Chunking = opts.Chunking.withDefaults()
+	ix := &Index{ws: ws, opts: opts, rank: DefaultRanking}
+	if opts.Ranking != nil {
+		ix.rank = opts.Ranking.withDefaults()
+	}
+	return ix, nil
+}
+
+// HasVectors reports whether searches use vectors; false means BM25 only.
+func (ix *Index) HasVectors() bool { return ix.opts.Embedder != nil }
+
+// Close releases the index. Locks are held only during operations, so
+// there is nothing to flush.
+func (ix *Index) Close() error { return nil }
+
+func (ix *Index) warnf(format string, args ...interface{}) {
+	if ix.opts.Warn != nil {
+		fmt.Fprintf(ix.opts.Warn, "tmem: "+format+"\n", args...)
+	}
+}
+
+// noteBM25Only says once per Index that there are no vectors.
+func (ix *Index) noteBM25Only() {
+	if ix.opts.Embedder == nil && !ix.warned {
+		ix.warned = true
+		ix.warnf("recall: no embedding model, searching with BM25 only")
+	}
+}
+
+func (ix *Index) now() time.Time {
+	if ix.opts.Now == nil {
+		return time.Time{}
+	}
+	return ix.opts.Now()
+}
+
+func (ix *Index) tick() time.Time {
+	if ix.opts.Stopwatch == nil {
+		return time.Time{}
+	}
+	return ix.opts.Stopwatch()
+}
+
+func (ix *Index) embedderID() string {
+	if ix.opts.Embedder == nil {
+		return ""
+	}
+	return ix.opts.Embedder.Identity()
+}
+
+// Sync reconciles the named teammates' indexes (and the shared scope)
+// with the files. An empty list means every teammate.
+func (ix *Index) Sync(ctx context.Context, teammates []string) (SyncStats, error) {
+	return ix.syncAll(ctx, teammates, false)
+}
+
+// Rebuild throws the named indexes away and builds them again from the
+// files; an empty list means every teammate and the shared scope.
+func (ix *Index) Rebuild(ctx context.Context, teammates []string) (SyncStats, error) {
+	return ix.syncAll(ctx, teammates, true)
+}
+
+func (ix *Index) syncAll(ctx context.Context, teammates []string, rebuild bool) (SyncStats, error) {
+	var total SyncStats
+	names, err := ix.scopes(teammates)
+	if err != nil {
+		return total, err
+	}
+	ix.noteBM25Only()
+	for _, name := range names {
+		s, err := ix.lockScope(ctx, name, true)
+		if err != nil {
+			return total, err
+		}
+		st, err := ix.syncScope(ctx, s, rebuild)
+		s.close()
+		total.add(st)
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// scopes checks the teammate names and adds the shared scope "" in
+// front; an empty list means every teammate.
+func (ix *Index) scopes(teammates []string) ([]string, error) {
+	if len(teammates) == 0 {
+		all, err := ix.ws.Teammates()
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range all {
+			teammates = append(teammates, t.Name)
+		}
+	}
+	seen := map[string]bool{"": true}
+	out := []string{""}
+	for _, t := range teammates {
+		if seen[t] {
+			continue
+		}
+		if _, err := ix.ws.Teammate(t); err != nil {
+			return nil, err
+		}
+		seen[t] = true
+		out = append(out, t)
+	}
+	sort.Strings(out) // a fixed lock order: no two processes deadlock
+	return out, nil
+}
+
+// scope is one locked index folder.
+type scope struct {
+	name   string
+	dir    string
+	man    *manifest
+	bl     bleve.Index
+	vec    *vectorSet
+	fl     *flock.Flock
+	write  bool
+	broken bool // found corrupt while reading
+}
+
+func (s *scope) label() string {
+	if s.name == "" {
+		return "shared scope"
+	}
+	return s.name
+}
+
+func (s *scope) closeBleve() {
+	if s.bl != nil {
+		s.bl.Close()
+		s.bl = nil
+	}
+}
+
+func (s *scope) close() {
+	s.closeBleve()
+	if s.fl != nil {
+		s.fl.Unlock()
+	}
+}
+
+// lockFile lives outside the index folder, so a rebuild can remove the
+// folder while holding it.
+func (ix *Index) lockFile(name string) (*flock.Flock, error) {
+	dir := filepath.Join(ix.ws.TmpDir(), "locks")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("lock index: %w", err)
+	}
+	if name == "" {
+		name = ".shared"
+	}
+	return flock.New(filepath.Join(dir, "index-"+name+".lock")), nil
+}
+
+func (ix *Index) lockScope(ctx context.Context, name string, write bool) (*scope, error) {
+	fl, err := ix.lockFile(name)
+	if err != nil {
+		return nil, err
+	}
+	var ok bool
+	if write {
+		ok, err = fl.TryLockContext(ctx, 10*time.Millisecond)
+	} else {
+		ok, err = fl.TryRLockContext(ctx, 10*time.Millisecond)
+	}
+	if err == nil && !ok {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock index of %s: %w", scopeLabel(name), err)
+	}
+	return &scope{name: name, dir: ix.ws.IndexDir(name), fl: fl, write: write}, nil
+}
+
+func scopeLabel(name string) string {
+	if name == "" {
+		return "shared scope"
+	}
+	return name
+}
+
+// The files in an index folder.
+const (
+	manifestFile = "manifest.bin"
+	vectorsFile  = "vectors.bin"
+	bleveDir     = "bleve"
+	// syncingFile exists while a sync writes; finding it means a sync
+	// died half way, and the index is rebuilt.
+	syncingFile = "SYNCING"
+)
+
+// loadManifest reads the scope's manifest and says whether it can be
+// trusted as is.
+func (ix *Index) loadManifest(s *scope) (ok bool, why string) {
+	if _, err := os.Stat(filepath.Join(s.dir, syncingFile)); err == nil {
+		return false, "an earlier sync did not finish"
+	}
+	m, err := readManifest(filepath.Join(s.dir, manifestFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, ""
+	case err != nil:
+		return false, err.Error()
+	case m.Schema != SchemaVersion:
+		return false, fmt.Sprintf("schema %d, want %d", m.Schema, SchemaVersion)
+	case m.Chunker != ix.opts.Chunking.String():
+		return false, "chunker settings changed"
+	}
+	s.man = m
+	return true, ""
+}
+
+// candidate is a file the index should cover.
+type candidate struct {
+	file  layout.File
+	ctime int64
+	ino   uint64
+	src   []byte // read only when stat data moved
+	hash  string
+}
+
+// scopeFiles lists the files a scope indexes: for a teammate its typed
+// memories, summaries, WISDOM.md and the dailies that are neither recent
+// (the context builder shows those) nor compacted into a weekly summary;
+// for the shared scope CROSS-TEAM.md.
+func (ix *Index) scopeFiles(name string) ([]layout.File, error) {
+	if name == "" {
+		if f, ok := ix.ws.CrossTeam(); ok {
+			return []layout.File{f}, nil
+		}
+		return nil, nil
+	}
+	all, err := ix.ws.Files(name)
+	if err != nil {
+		return nil, err
+	}
+	weeks := map[string]bool{}
+	for _, f := range all {
+		if f.Kind == layout.KindWeekly {
+			weeks[f.Week] = true
+		}
+	}
+	now := ix.now()
+	var out []layout.File
+	for _, f := range all {
+		switch f.Kind {
+		case layout.KindTyped, layout.KindWeekly, layout.KindMonthly, layout.KindWisdom:
+			out = append(out, f)
+		case layout.KindDaily:
+			if f.Date.IsZero() {
+				out = append(out, f)
+				continue
+			}
+			if !now.IsZero() && layout.InRecentWindow(f.Date, now, ix.opts.RecentDays) {
+				continue
+			}
+			if weeks[layout.WeekOf(f.Date).String()] {
+				continue
+			}
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+func hashBytes(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}
+
+// syncScope brings one locked scope up to date with its files, or
+// rebuilds it. The scope's manifest is loaded on return.
+func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool) (SyncStats, error) {
+	var st SyncStats
+	if !rebuild {
+		if ok, why := ix.loadManifest(s); !ok {
+			if why != "" {
+				ix.warnf("recall: rebuilding the index of %s (%s)", s.label(), why)
+			}
+			rebuild = true
+		}
+	}
+	if rebuild {
+		st.Rebuilt = []string{s.name}
+		s.closeBleve()
+		if err := os.RemoveAll(s.dir); err != nil {
+			return st, fmt.Errorf("rebuild index of %s: %w", s.label(), err)
+		}
+		s.man = newManifest(ix.opts.Chunking.String(), "")
+	}
+
+	files, err := ix.scopeFiles(s.name)
+	if err != nil {
+		return st, fmt.Errorf("sync index of %s: %w", s.label(), err)
+	}
+	embedID := ix.embedderID()
+	revector := ix.opts.Embedder != nil && s.man.Embedder != embedID
+	var changed []*candidate
+	keep := map[string]bool{}
+	dirty := false
+	for _, f := range files {
+		keep[f.Path] = true
+		abs := ix.ws.Abs(f.Path)
+		fi, err := os.Lstat(abs)
+		if err != nil {
+			continue // gone since the listing
+		}
+		c := &candidate{file: f}
+		c.ctime, c.ino = statID(fi)
+		old := s.man.Files[f.Path]
+		if old != nil && old.Size == fi.Size() && old.MTime == fi.ModTime().UnixNano() && old.CTime == c.ctime && old.Ino == c.ino {
+			st.Unchanged++
+			if revector {
+				changed = append(changed, c) // chunks needed for embedding only
+			}
+			continue
+		}
+		if c.src, err = os.ReadFile(abs); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				delete(keep, f.Path)
+				continue
+			}
+			return st, fmt.Errorf("sync index of %s: %w", s.label(), err)
+		}
+		c.hash = hashBytes(c.src)
+		if old != nil && old.Hash == c.hash {
+			// Touched, not changed: remember the new stat data only.
+			old.Size, old.MTime, old.CTime, old.Ino = fi.Size(), fi.ModTime().UnixNano(), c.ctime, c.ino
+			st.Unchanged++
+			dirty = true
+			if revector {
+				changed = append(changed, c)
+			}
+			continue
+		}
+		if old == nil {
+			st.Added++
+		} else {
+			st.Changed++
+		}
+		c.file.Size, c.file.ModTime = fi.Size(), fi.ModTime()
+		changed = append(changed, c)
+	}
+	var deleted []string
+	for p := range s.man.Files {
+		if !keep[p] {
+			deleted = append(deleted, p)
+		}
+	}
+	sort.Strings(deleted)
+	st.Deleted = len(deleted)
+	st.Files = len(keep)
+	vecsOutdated := ix.opts.Embedder == nil && s.man.Embedder != ""
+	if len(changed) == 0 && len(deleted) == 0 && !dirty && !rebuild && !vecsOutdated {
+		return st, nil
+	}
+	if err := ix.applySync(ctx, s, changed, deleted, revector, &st); err != nil {
+		if errors.Is(err, errCorrupt) && !rebuild {
+			ix.warnf("recall: rebuilding the index of %s (%v)", s.label(), err)
+			s.closeBleve()
+			return ix.syncScope(ctx, s, true)
+		}
+		return st, err
+	}
+	return st, nil
+}
+
+// applySync writes a sync's changes: bleve first, then vectors, then the
+// manifest, all between creating and removing the SYNCING marker.
+func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, deleted []string, revector bool, st *SyncStats) error {
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return fmt.Errorf("sync index of %s: %w", s.label(), err)
+	}
+	marker := filepath.Join(s.dir, syncingFile)
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		return fmt.Errorf("sync index of %s: %w", s.label(), err)
+	}
+	if s.bl == nil {
+		var err error
+		bp := filepath.Join(s.dir, bleveDir)
+		if _, serr := os.Stat(bp); serr != nil {
+			s.bl, err = createBleve(bp)
+		} else {
+			s.bl, err = openBleve(bp, false)
+			if err != nil {
+				err = fmt.Errorf("open bleve: %v: %w", err, errCorrupt)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("sync index of %s: %w", s.label(), err)
+		}
+	}
+	m := s.man
+	rebuilding := len(st.Rebuilt) > 0
+	batch := s.bl.NewBatch()
+	flush := func() error {
+		if batch.Size() == 0 {
+			return nil
+		}
+		if err := s.bl.Batch(batch); err != nil {
+			return fmt.Errorf("index %s: %v: %w", s.label(), err, errCorrupt)
+		}
+		batch.Reset()
+		return nil
+	}
+	for _, p := range deleted {
+		for _, id := range chunkIDs(p, m.Files[p].Chunks) {
+			batch.Delete(id)
+		}
+		delete(m.Files, p)
+	}
+	var parse, index time.Duration
+	// pending are chunks whose vectors the embedding step must provide.
+	var pending []pendingChunk
+	for i, c := range changed {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		tp := ix.tick()
+		reindex := c.src != nil && (m.Files[c.file.Path] == nil || m.Files[c.file.Path].Hash != c.hash)
+		src := c.src
+		if src == nil {
+			var err error
+			if src, err = os.ReadFile(ix.ws.Abs(c.file.Path)); err != nil {
+				return fmt.Errorf("sync index of %s: %w", s.label(), err)
+			}
+		}
+		chunks, perr := ChunkFile(c.file, src, ix.opts.Chunking)
+		ti := ix.tick()
+		parse += ti.Sub(tp)
+		if reindex {
+			if old := m.Files[c.file.Path]; old != nil {
+				for _, id := range chunkIDs(c.file.Path, old.Chunks) {
+					batch.Delete(id)
+				}
+			}
+			fs := &fileState{Size: c.file.Size, MTime: c.file.ModTime.UnixNano(), CTime: c.ctime, Ino: c.ino, Hash: c.hash, Kind: string(c.file.Kind)}
+			if perr != nil {
+				fs.Err = perr.Error()
+				st.Errors = append(st.Errors, perr.Error())
+				ix.warnf("recall: not indexed: %v", perr)
+				chunks = nil
+			} else {
+				fs.Chunks = len(chunks)
+				if len(chunks) > 0 {
+					fs.Date = chunks[0].Date
+				}
+			}
+			m.Files[c.file.Path] = fs
+			for _, ch := range chunks {
+				doc, err := bleveDoc(ch)
+				if err != nil {
+					return err
+				}
+				if err := batch.Index(ch.ID, doc); err != nil {
+					return fmt.Errorf("index %s: %w", ch.ID, err)
+				}
+				st.Chunks++
+			}
+			if batch.Size() >= 1000 {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		if perr == nil && ix.opts.Embedder != nil && (reindex || revector) {
+			for _, ch := range chunks {
+				pending = append(pending, pendingChunk{ch.ID, ch.EmbedText()})
+			}
+		}
+		index += ix.tick().Sub(ti)
+		if ix.opts.Progress != nil {
+			ix.opts.Progress(Progress{Scope: s.name, Phase: "index", Done: i + 1, Total: len(changed), Chunks: st.Chunks, Rebuilding: rebuilding})
+		}
+	}
+	ti := ix.tick()
+	if err := flush(); err != nil {
+		return err
+	}
+	index += ix.tick().Sub(ti)
+	st.ParseTime, st.IndexTime = parse, index
+
+	// Vectors: keep the rows of chunks that did not change, take cached
+	// vectors for known texts, embed the rest.
+	te := ix.tick()
+	vpath := filepath.Join(s.dir, vectorsFile)
+	if ix.opts.Embedder != nil {
+		old, err := readVectors(vpath)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			ix.warnf("recall: dropping unreadable vectors of %s (%v)", s.label(), err)
+		}
+		if old != nil && old.identity != ix.embedderID() {
+			old = nil
+		}
+		if err := ix.writeVectors(ctx, s, vpath, old, pending, st); err != nil {
+			return err
+		}
+		m.Embedder = ix.embedderID()
+	} else {
+		m.Embedder = "" // vectors, if any, are stale from now on
+	}
+	st.EmbedTime = ix.tick().Sub(te)
+
+	b, err := m.encode()
+	if err != nil {
+		return err
+	}
+	if err := ix.ws.WriteFile(ix.ws.Rel(filepath.Join(s.dir, manifestFile)), b); err != nil {
+		return fmt.Errorf("sync index of %s: %w", s.label(), err)
+	}
+	if err := os.Remove(marker); err != nil {
+		return fmt.Errorf("sync index of %s: %w", s.label(), err)
+	}
+	return nil
+}
+
+// pendingChunk is a chunk that needs a vector.
+type pendingChunk struct{ id, text string }
+
+// writeVectors builds the scope's new vector file: rows of live chunks
+// that were not re-chunked are kept, pending chunks get a cached vector
+// when their text is known, else a fresh embedding.
+func (ix *Index) writeVectors(ctx context.Context, s *scope, path string, old *vectorSet, pending []pendingChunk, st *SyncStats) error {
+	repl := map[string]bool{}
+	for _, p := range pending {
+		repl[p.id] = true
+	}
+	live := map[string]bool{}
+	for p, f := range s.man.Files {
+		for _, id := range chunkIDs(p, f.Chunks) {
+			live[id] = true
+		}
+	}
+	nv := newVectorSet(ix.embedderID(), 0)
+	cache := map[textHash]int{} // text hash -> row of nv
+	if old != nil {
+		nv.dims = old.dims
+		for i, id := range old.ids {
+			if live[id] && !repl[id] {
+				nv.addRow(id, old, i)
+				cache[old.hashes[i]] = nv.len() - 1
+			}
+		}
+	}
+	// Vectors of chunks that left (or moved) stay usable as a cache.
+	oldCache := map[textHash]int{}
+	if old != nil {
+		oldCache = old.byHash()
+	}
+	var todo []pendingChunk
+	var todoHash []textHash
+	for _, p := range pending {
+		h := hashText(p.text)
+		if r, ok := cache[h]; ok {
+			nv.addRow(p.id, nv, r)
+			st.Cached++
+			continue
+		}
+		if r, ok := oldCache[h]; ok {
+			nv.addRow(p.id, old, r)
+			cache[h] = nv.len() - 1
+			st.Cached++
+			continue
+		}
+		todo = append(todo, p)
+		todoHash = append(todoHash, h)
+	}
+	for start := 0; start < len(todo); start += ix.opts.EmbedBatch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		end := min(start+ix.opts.EmbedBatch, len(todo))
+		var texts []string
+		var idx []int
+		seen := map[textHash]bool{}
+		for i := start; i < end; i++ {
+			if _, ok := cache[todoHash[i]]; ok || seen[todoHash[i]] {
+				continue
+			}
+			seen[todoHash[i]] = true
+			texts = append(texts, todo[i].text)
+			idx = append(idx, i)
+		}
+		if len(texts) > 0 {
+			vecs, err := ix.opts.Embedder.Embed(ctx, texts)
+			if err != nil {
+				return fmt.Errorf("embed chunks of %s: %w", s.label(), err)
+			}
+			if len(vecs) != len(texts) {
+				return fmt.Errorf("embed chunks of %s: embedder returned %d vectors for %d texts", s.label(), len(vecs), len(texts))
+			}
+			for j, i := range idx {
+				if nv.dims == 0 {
+					nv.dims = len(vecs[j])
+				}
+				if len(vecs[j]) != nv.dims {
+					return fmt.Errorf("embed chunks of %s: vector of %d dims, want %d", s.label(), len(vecs[j]), nv.dims)
+				}
+				nv.add(todo[i].id, todoHash[i], vecs[j])
+				cache[todoHash[i]] = nv.len() - 1
+				st.Embedded++
+			}
+		}
+		for i := start; i < end; i++ {
+			if seen[todoHash[i]] && idxHas(idx, todo, i) {
+				continue
+			}
+			if r, ok := cache[todoHash[i]]; ok {
+				nv.addRow(todo[i].id, nv, r)
+				st.Cached++
+			}
+		}
+		if ix.opts.Progress != nil {
+			ix.opts.Progress(Progress{Scope: s.name, Phase: "embed", Done: end, Total: len(todo), Chunks: st.Chunks, Rebuilding: len(st.Rebuilt) > 0})
+		}
+	}
+	if err := ix.ws.WriteFile(ix.ws.Rel(path), nv.encode()); err != nil {
+		return fmt.Errorf("write vectors of %s: %w", s.label(), err)
+	}
+	s.vec = nv
+	return nil
+}
+
+// idxHas reports whether todo[i] was itself sent to the embedder.
+func idxHas(idx []int, todo []pendingChunk, i int) bool {
+	for _, j := range idx {
+		if j == i {
+			return true
+		}
+	}
+	return false
+}

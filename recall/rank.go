@@ -1,0 +1,290 @@
+package recall
+
+import (
+	"sort"
+	"strings"
+)
+
+// Fusion names how BM25 and vector results are combined.
+type Fusion string
+
+// The fusion methods.
+const (
+	// FusionRRF sums 1/(RRFK+rank) over the lists a chunk appears in.
+	FusionRRF Fusion = "rrf"
+	// FusionWeighted sums each list's score divided by that list's best
+	// score, weighted by VectorWeight and 1-VectorWeight.
+	FusionWeighted Fusion = "weighted"
+)
+
+// Ranking tunes how results are fused and ordered. See DefaultRanking for
+// the defaults and the package README for how they were measured.
+type Ranking struct {
+	Fusion       Fusion
+	RRFK         float64 // RRF's rank offset
+	VectorWeight float64 // weighted fusion: the vector list's share, 0..1
+	// Candidates is how many results each list contributes before fusion.
+	Candidates int
+	// KindBoost multiplies a fused score by the chunk's kind: typed
+	// memories outrank the episodic summaries they were distilled from.
+	KindBoost map[string]float64
+	// RecencyDepth is how many recent weekly summaries every search
+	// returns; a Query's RecencyDepth overrides it.
+	RecencyDepth int
+}
+
+// DefaultRanking is what Open uses unless told otherwise.
+var DefaultRanking = Ranking{
+	Fusion:       FusionWeighted,
+	RRFK:         60,
+	VectorWeight: 0.5,
+	Candidates:   50,
+	KindBoost: map[string]float64{
+		"typed":     1.3,
+		"wisdom":    1.2,
+		"crossteam": 1.1,
+		"monthly":   1.0,
+		"weekly":    1.0,
+		"daily":     0.9,
+	},
+	RecencyDepth: 2,
+}
+
+func (r Ranking) withDefaults() Ranking {
+	d := DefaultRanking
+	if r.Fusion == "" {
+		r.Fusion = d.Fusion
+	}
+	if r.RRFK <= 0 {
+		r.RRFK = d.RRFK
+	}
+	if r.VectorWeight <= 0 || r.VectorWeight > 1 {
+		r.VectorWeight = d.VectorWeight
+	}
+	if r.Candidates <= 0 {
+		r.Candidates = d.Candidates
+	}
+	if r.KindBoost == nil {
+		r.KindBoost = d.KindBoost
+	}
+	if r.RecencyDepth == 0 {
+		r.RecencyDepth = d.RecencyDepth
+	}
+	return r
+}
+
+// ranked is a chunk on its way through the passes.
+type ranked struct {
+	chunk  Chunk
+	bm25   float64
+	vector float64
+	score  float64
+	reason []string
+}
+
+// fuse combines BM25 and vector result lists (each best first) into one
+// list of scored chunk IDs, best first.
+func fuse(r Ranking, bm, vec []scored) []ranked {
+	by := map[string]*ranked{}
+	var order []string
+	get := func(id string) *ranked {
+		x, ok := by[id]
+		if !ok {
+			x = &ranked{chunk: Chunk{ID: id}}
+			by[id] = x
+			order = append(order, id)
+		}
+		return x
+	}
+	maxOf := func(l []scored) float64 {
+		m := 0.0
+		for _, s := range l {
+			if s.score > m {
+				m = s.score
+			}
+		}
+		return m
+	}
+	wb, wv := 1-r.VectorWeight, r.VectorWeight
+	if len(vec) == 0 {
+		wb = 1
+	}
+	if len(bm) == 0 {
+		wv = 1
+	}
+	bmMax, vMax := maxOf(bm), maxOf(vec)
+	for i, s := range bm {
+		x := get(s.id)
+		x.bm25 = s.score
+		x.reason = append(x.reason, "bm25")
+		if r.Fusion == FusionWeighted {
+			if bmMax > 0 {
+				x.score += wb * s.score / bmMax
+			}
+		} else {
+			x.score += 1 / (r.RRFK + float64(i+1))
+		}
+	}
+	for i, s := range vec {
+		x := get(s.id)
+		x.vector = s.score
+		x.reason = append(x.reason, "vector")
+		if r.Fusion == FusionWeighted {
+			if vMax > 0 && s.score > 0 {
+				x.score += wv * s.score / vMax
+			}
+		} else {
+			x.score += 1 / (r.RRFK + float64(i+1))
+		}
+	}
+	out := make([]ranked, 0, len(order))
+	for _, id := range order {
+		out = append(out, *by[id])
+	}
+	sortRanked(out)
+	return out
+}
+
+func sortRanked(rs []ranked) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		if rs[i].score != rs[j].score {
+			return rs[i].score > rs[j].score
+		}
+		return rs[i].chunk.ID < rs[j].chunk.ID
+	})
+}
+
+// boost multiplies scores by the chunk kind's factor and re-sorts.
+func boost(r Ranking, rs []ranked) {
+	for i := range rs {
+		f, ok := r.KindBoost[rs[i].chunk.Kind]
+		if !ok || f == 1 {
+			continue
+		}
+		rs[i].score *= f
+		rs[i].reason = append(rs[i].reason, "boost")
+	}
+	sortRanked(rs)
+}
+
+// dedupe keeps one hit per file: its best chunk, merged with the chunks
+// right next to it that scored too.
+func dedupe(rs []ranked) []ranked {
+	byPath := map[string][]int{}
+	for i, x := range rs {
+		byPath[x.chunk.Path] = append(byPath[x.chunk.Path], i)
+	}
+	var out []ranked
+	seen := map[string]bool{}
+	for _, x := range rs {
+		p := x.chunk.Path
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		best := x
+		ords := map[int]ranked{}
+		for _, i := range byPath[p] {
+			ords[rs[i].chunk.Ordinal] = rs[i]
+		}
+		lo, hi := best.chunk.Ordinal, best.chunk.Ordinal
+		for {
+			n, ok := ords[lo-1]
+			if !ok || n.chunk.Heading != best.chunk.Heading {
+				break
+			}
+			best = mergeChunks(n, best)
+			lo--
+		}
+		for {
+			n, ok := ords[hi+1]
+			if !ok || n.chunk.Heading != x.chunk.Heading {
+				break
+			}
+			best = mergeChunks(best, n)
+			hi++
+		}
+		best.score = x.score
+		out = append(out, best)
+	}
+	return out
+}
+
+// mergeChunks joins two neighbouring chunks of one entry, a before b,
+// dropping the overlap b repeats.
+func mergeChunks(a, b ranked) ranked {
+	m := a
+	m.chunk.EndLine = b.chunk.EndLine
+	m.chunk.Text = joinOverlap(a.chunk.Text, b.chunk.Text)
+	if b.bm25 > m.bm25 {
+		m.bm25 = b.bm25
+	}
+	if b.vector > m.vector {
+		m.vector = b.vector
+	}
+	m.reason = unionReasons(a.reason, b.reason)
+	m.chunk.Ordinal = b.chunk.Ordinal
+	if a.chunk.Ordinal < m.chunk.Ordinal {
+		m.chunk.Ordinal = a.chunk.Ordinal
+	}
+	m.chunk.ID = a.chunk.ID
+	return m
+}
+
+// joinOverlap appends b to a, without the longest prefix of b that a
+// already ends with.
+func joinOverlap(a, b string) string {
+	for n := min(len(a), len(b)); n > 0; n-- {
+		if strings.HasSuffix(a, b[:n]) && (n == len(b) || b[n] == ' ' || b[n] == '\n') {
+			return a + b[n:]
+		}
+	}
+	return a + "\n" + b
+}
+
+func unionReasons(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, r := range b {
+		if !hasReason(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func hasReason(rs []string, r string) bool {
+	for _, x := range rs {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// withRecency cuts the ranked hits to k and appends the recent weekly
+// summaries that are not among them, newest first; one already there is
+// only marked. Recency items never displace a relevant hit and never
+// repeat.
+func withRecency(rs []ranked, recent []ranked, k int) []ranked {
+	if len(rs) > k {
+		rs = rs[:k]
+	}
+	out := append([]ranked(nil), rs...)
+	for _, r := range recent {
+		found := false
+		for i := range out {
+			if out[i].chunk.Path == r.chunk.Path {
+				if !hasReason(out[i].reason, "recency") {
+					out[i].reason = append(out[i].reason, "recency")
+				}
+				found = true
+				break
+			}
+		}
+		if !found {
+			r.reason = unionReasons(r.reason, []string{"recency"})
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,150 @@
+package recall
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func ids(rs []ranked) string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.chunk.ID)
+	}
+	return strings.Join(out, ",")
+}
+
+func TestFuse(t *testing.T) {
+	bm := []scored{{"a", 10}, {"b", 5}, {"c", 1}}
+	vec := []scored{{"c", 0.9}, {"d", 0.8}, {"a", 0.1}}
+	tests := []struct {
+		name string
+		r    Ranking
+		bm   []scored
+		vec  []scored
+		want string
+	}{
+		{"rrf rewards agreement", Ranking{Fusion: FusionRRF, RRFK: 60}, bm, vec, "a,c,b,d"},
+		{"weighted keeps score gaps", Ranking{Fusion: FusionWeighted, VectorWeight: 0.5}, bm, vec, "a,c,d,b"},
+		{"weighted leaning on vectors", Ranking{Fusion: FusionWeighted, VectorWeight: 0.9}, bm, vec, "c,d,a,b"},
+		{"bm25 only", Ranking{Fusion: FusionWeighted, VectorWeight: 0.5}, bm, nil, "a,b,c"},
+		{"vectors only", Ranking{Fusion: FusionWeighted, VectorWeight: 0.5}, nil, vec, "c,d,a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ids(fuse(tt.r, tt.bm, tt.vec)); got != tt.want {
+				t.Errorf("fuse = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFuseReasons(t *testing.T) {
+	rs := fuse(DefaultRanking, []scored{{"a", 1}}, []scored{{"a", 0.5}, {"b", 0.4}})
+	got := map[string]string{}
+	for _, r := range rs {
+		got[r.chunk.ID] = strings.Join(r.reason, "+")
+	}
+	if got["a"] != "bm25+vector" || got["b"] != "vector" {
+		t.Errorf("reasons %v", got)
+	}
+}
+
+func rk(path string, ord int, kind string, score float64) ranked {
+	return ranked{chunk: Chunk{ID: fmt.Sprintf("%s#%d", path, ord), Path: path, Ordinal: ord, Kind: kind, Heading: "h", Text: fmt.Sprintf("text %d", ord), StartLine: ord * 10, EndLine: ord*10 + 5}, score: score, reason: []string{"bm25"}}
+}
+
+func TestBoost(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []ranked
+		want string
+	}{
+		{"typed memory overtakes a close weekly", []ranked{rk("w", 0, "weekly", 1), rk("t", 0, "typed", 0.9)}, "t#0,w#0"},
+		{"a far better weekly stays ahead", []ranked{rk("w", 0, "weekly", 1), rk("t", 0, "typed", 0.5)}, "w#0,t#0"},
+		{"daily sinks below an equal monthly", []ranked{rk("d", 0, "daily", 1), rk("m", 0, "monthly", 1)}, "m#0,d#0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			boost(DefaultRanking, tt.in)
+			if got := ids(tt.in); got != tt.want {
+				t.Errorf("boost order %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDedupe(t *testing.T) {
+	tests := []struct {
+		name      string
+		in        []ranked
+		want      string
+		wantLines string // of the first hit
+	}{
+		{"one hit per file, its best chunk", []ranked{rk("a", 3, "typed", 3), rk("b", 0, "typed", 2), rk("a", 0, "typed", 1)}, "a#3,b#0", "30-35"},
+		{"neighbours that both score merge", []ranked{rk("a", 3, "typed", 3), rk("a", 4, "typed", 2), rk("a", 2, "typed", 1)}, "a#2", "20-45"},
+		{"a gap stops merging", []ranked{rk("a", 3, "typed", 3), rk("a", 5, "typed", 2)}, "a#3", "30-35"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := dedupe(tt.in)
+			if got := ids(out); got != tt.want {
+				t.Errorf("dedupe = %s, want %s", got, tt.want)
+			}
+			if got := fmt.Sprintf("%d-%d", out[0].chunk.StartLine, out[0].chunk.EndLine); got != tt.wantLines {
+				t.Errorf("first hit lines %s, want %s", got, tt.wantLines)
+			}
+			if out[0].score != tt.in[0].score {
+				t.Errorf("merged hit score %v, want the best chunk's %v", out[0].score, tt.in[0].score)
+			}
+		})
+	}
+}
+
+func TestJoinOverlap(t *testing.T) {
+	tests := []struct{ name, a, b, want string }{
+		{"overlapping sentence", "One. Two.", "Two. Three.", "One. Two. Three."},
+		{"no overlap", "One.", "Three.", "One.\nThree."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := joinOverlap(tt.a, tt.b); got != tt.want {
+				t.Errorf("joinOverlap = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWithRecency(t *testing.T) {
+	hits := []ranked{rk("a", 0, "typed", 3), rk("w1", 0, "weekly", 2), rk("b", 0, "typed", 1)}
+	recent := []ranked{{chunk: Chunk{ID: "w1#0", Path: "w1"}}, {chunk: Chunk{ID: "w2#0", Path: "w2"}}}
+	tests := []struct {
+		name string
+		k    int
+		want string
+	}{
+		{"room for both", 5, "a#0,w1#0,b#0,w2#0"},
+		{"added after k hits", 2, "a#0,w1#0,w2#0"},
+		{"cut below a recent weekly", 1, "a#0,w1#0,w2#0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := withRecency(append([]ranked(nil), hits...), recent, tt.k)
+			if got := ids(out); got != tt.want {
+				t.Errorf("withRecency = %s, want %s", got, tt.want)
+			}
+			n := 0
+			for _, r := range out {
+				if r.chunk.Path == "w1" {
+					n++
+					if !hasReason(r.reason, "recency") {
+						t.Error("w1 not marked recency")
+					}
+				}
+			}
+			if n != 1 {
+				t.Errorf("w1 appears %d times, want once", n)
+			}
+		})
+	}
+}

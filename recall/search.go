@@ -1,0 +1,267 @@
+package recall
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+)
+
+// The retrieval modes a Query can ask for.
+const (
+	ModeHybrid = "hybrid" // BM25 and vectors, fused (the default)
+	ModeBM25   = "bm25"
+	ModeVector = "vector"
+)
+
+// Search answers a query over the named teammates and the shared scope,
+// syncing each index with its files first unless q.NoSync.
+func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+	k := q.K
+	if k <= 0 {
+		k = 10
+	}
+	mode := q.Mode
+	if mode == "" {
+		mode = ModeHybrid
+	}
+	if mode != ModeHybrid && mode != ModeBM25 && mode != ModeVector {
+		return nil, fmt.Errorf("search: unknown mode %q", mode)
+	}
+	if mode == ModeVector && ix.opts.Embedder == nil {
+		return nil, errors.New("search: vector mode needs an embedding model")
+	}
+	names, err := ix.scopes(q.Teammates)
+	if err != nil {
+		return nil, err
+	}
+	ix.noteBM25Only()
+	var scopes []*scope
+	defer func() {
+		for _, s := range scopes {
+			s.close()
+		}
+	}()
+	for _, name := range names {
+		s, err := ix.readyScope(ctx, name, q.NoSync)
+		if err != nil {
+			return nil, err
+		}
+		scopes = append(scopes, s)
+	}
+	return ix.searchScopes(ctx, scopes, q, k, mode)
+}
+
+// readyScope locks a scope and makes sure its index is there and current
+// (or, under noSync, merely there), with bleve open.
+func (ix *Index) readyScope(ctx context.Context, name string, noSync bool) (*scope, error) {
+	s, err := ix.lockScope(ctx, name, !noSync)
+	if err != nil {
+		return nil, err
+	}
+	if noSync {
+		if ok, _ := ix.loadManifest(s); ok {
+			if err := ix.openForRead(s); err == nil {
+				return s, nil
+			}
+		}
+		// Missing or untrustworthy: build it after all, as a writer.
+		s.close()
+		if s, err = ix.lockScope(ctx, name, true); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := ix.syncScope(ctx, s, false); err != nil {
+		s.close()
+		return nil, err
+	}
+	if err := ix.openForRead(s); err != nil {
+		ix.warnf("recall: rebuilding the index of %s (%v)", s.label(), err)
+		s.closeBleve()
+		if _, err := ix.syncScope(ctx, s, true); err != nil {
+			s.close()
+			return nil, err
+		}
+		if err := ix.openForRead(s); err != nil {
+			s.close()
+			return nil, fmt.Errorf("open index of %s: %w", s.label(), err)
+		}
+	}
+	return s, nil
+}
+
+// openForRead opens bleve (if the sync has not) and loads the vectors
+// when there is an embedder to query them with.
+func (ix *Index) openForRead(s *scope) error {
+	if s.bl == nil {
+		bl, err := openBleve(filepath.Join(s.dir, bleveDir), !s.write)
+		if err != nil {
+			return fmt.Errorf("open bleve: %w", err)
+		}
+		s.bl = bl
+	}
+	if ix.opts.Embedder != nil && s.vec == nil && s.man.Embedder == ix.embedderID() {
+		v, err := readVectors(filepath.Join(s.dir, vectorsFile))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return err
+		default:
+			s.vec = v
+		}
+	}
+	return nil
+}
+
+func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k int, mode string) ([]Hit, error) {
+	r := ix.rank
+	cand := max(r.Candidates, 2*k)
+	alias := bleve.NewIndexAlias()
+	for _, s := range scopes {
+		alias.Add(s.bl)
+	}
+	metas := map[string]Chunk{}
+	var bm, vec []scored
+	text := strings.TrimSpace(q.Text)
+	if text != "" && mode != ModeVector {
+		req := bleve.NewSearchRequestOptions(bm25Query(text), cand, 0, false)
+		req.Fields = []string{fChunk}
+		res, err := alias.SearchInContext(ctx, req)
+		if err != nil {
+			return nil, fmt.Errorf("search %q: %w", text, err)
+		}
+		for _, h := range res.Hits {
+			bm = append(bm, scored{h.ID, h.Score})
+			if c, ok := chunkOf(h); ok {
+				metas[h.ID] = c
+			}
+		}
+	}
+	if text != "" && mode != ModeBM25 && ix.opts.Embedder != nil {
+		vs, err := ix.opts.Embedder.Embed(ctx, []string{text})
+		if err != nil {
+			return nil, fmt.Errorf("embed query: %w", err)
+		}
+		if len(vs) != 1 {
+			return nil, fmt.Errorf("embed query: embedder returned %d vectors", len(vs))
+		}
+		for _, s := range scopes {
+			vec = append(vec, s.vec.search(vs[0], cand)...)
+		}
+		sort.SliceStable(vec, func(i, j int) bool { return vec[i].score > vec[j].score })
+		if len(vec) > cand {
+			vec = vec[:cand]
+		}
+	}
+	fused := fuse(r, bm, vec)
+
+	depth := r.RecencyDepth
+	if q.RecencyDepth != 0 {
+		depth = q.RecencyDepth
+	}
+	recentPaths := recentWeeklies(scopes, depth)
+	var need []string
+	for _, x := range fused {
+		if _, ok := metas[x.chunk.ID]; !ok {
+			need = append(need, x.chunk.ID)
+		}
+	}
+	for _, p := range recentPaths {
+		need = append(need, p+"#0")
+	}
+	if err := fetchChunks(ctx, alias, need, metas); err != nil {
+		return nil, err
+	}
+	kept := fused[:0]
+	for _, x := range fused {
+		if c, ok := metas[x.chunk.ID]; ok {
+			x.chunk = c
+			kept = append(kept, x)
+		}
+	}
+	boost(r, kept)
+	deduped := dedupe(kept)
+	var recent []ranked
+	for _, p := range recentPaths {
+		if c, ok := metas[p+"#0"]; ok {
+			recent = append(recent, ranked{chunk: c})
+		}
+	}
+	final := withRecency(deduped, recent, k)
+	hits := make([]Hit, 0, len(final))
+	for _, x := range final {
+		c := x.chunk
+		hits = append(hits, Hit{
+			Teammate: c.Teammate, Path: c.Path, Kind: c.Kind, Type: c.Type, Name: c.Name,
+			Date: c.Date, StartLine: c.StartLine, EndLine: c.EndLine, Heading: c.Heading,
+			Score: x.score, BM25: x.bm25, Vector: x.vector, Reason: x.reason, Text: c.Text,
+		})
+	}
+	return hits, nil
+}
+
+func chunkOf(h *search.DocumentMatch) (Chunk, bool) {
+	s, ok := h.Fields[fChunk].(string)
+	if !ok {
+		return Chunk{}, false
+	}
+	var c Chunk
+	if err := json.Unmarshal([]byte(s), &c); err != nil {
+		return Chunk{}, false
+	}
+	return c, true
+}
+
+// fetchChunks loads the stored chunks of ids into metas.
+func fetchChunks(ctx context.Context, alias bleve.IndexAlias, ids []string, metas map[string]Chunk) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(ids), len(ids), 0, false)
+	req.Fields = []string{fChunk}
+	res, err := alias.SearchInContext(ctx, req)
+	if err != nil {
+		return fmt.Errorf("load chunks: %w", err)
+	}
+	for _, h := range res.Hits {
+		if c, ok := chunkOf(h); ok {
+			metas[h.ID] = c
+		}
+	}
+	return nil
+}
+
+// recentWeeklies lists the paths of the depth most recent weekly
+// summaries across the scopes, newest first.
+func recentWeeklies(scopes []*scope, depth int) []string {
+	if depth <= 0 {
+		return nil
+	}
+	type wk struct{ date, path string }
+	var all []wk
+	for _, s := range scopes {
+		for p, f := range s.man.Files {
+			if f.Kind == "weekly" && f.Chunks > 0 {
+				all = append(all, wk{f.Date, p})
+			}
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].date != all[j].date {
+			return all[i].date > all[j].date
+		}
+		return all[i].path < all[j].path
+	})
+	var out []string
+	for i := 0; i < len(all) && i < depth; i++ {
+		out = append(out, all[i].path)
+	}
+	return out
+}

@@ -1,0 +1,215 @@
+package recall
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestSearchFinds(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	ix, _ := openIndex(t, ws, Options{})
+	tests := []struct {
+		name      string
+		query     string
+		teammates []string
+		want      string // the top hit
+	}{
+		{"memory name matches strongly", "bulk container lookup", []string{"beacon"}, "beacon/memory/project_bulk_lookup.md"},
+		{"stemming", "backfilling", []string{"beacon"}, "beacon/WISDOM.md"},
+		{"cjk query finds a cjk memory", "検索インデックス", []string{"beacon"}, "beacon/memory/reference_検索.md"},
+		{"accented query", "café", []string{"beacon"}, "beacon/memory/feedback_cafe_meetings.md"},
+		{"unaccented query finds accented text", "cafe", []string{"beacon"}, "beacon/memory/feedback_cafe_meetings.md"},
+		{"shared scope for every teammate", "release freeze", []string{"quill"}, "CROSS-TEAM.md"},
+		{"several teammates", "live map vessels", []string{"beacon", "quill"}, "quill/memory/project_live_map.md"},
+		{"frontmatter that is not YAML", "HRB-1377 dedupe", []string{"beacon"}, "beacon/memory/project_dedupe_ticket.md"},
+		{"old daily", "dead-letter table raw payload", []string{"beacon"}, "beacon/memory/2026-10-27.md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits := runSearch(t, ix, Query{Text: tt.query, Teammates: tt.teammates, RecencyDepth: -1})
+			if len(hits) == 0 || hits[0].Path != tt.want {
+				t.Errorf("query %q: hits %v, want %s first", tt.query, paths(hits), tt.want)
+			}
+		})
+	}
+}
+
+func TestSearchIgnoresOtherTeammates(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	ix, _ := openIndex(t, ws, Options{})
+	hits := runSearch(t, ix, Query{Text: "live map vessels", Teammates: []string{"beacon"}, RecencyDepth: -1})
+	for _, h := range hits {
+		if h.Teammate == "quill" {
+			t.Errorf("beacon's search returned quill's %s", h.Path)
+		}
+	}
+}
+
+func TestBM25OnlyNoticeOnce(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	ix, warn := openIndex(t, ws, Options{})
+	if ix.HasVectors() {
+		t.Error("HasVectors() with no embedder")
+	}
+	for i := 0; i < 3; i++ {
+		runSearch(t, ix, Query{Text: "lookup", Teammates: []string{"beacon"}})
+	}
+	if n := strings.Count(warn.String(), "BM25 only"); n != 1 {
+		t.Errorf("BM25-only notice printed %d times, want once:\n%s", n, warn)
+	}
+	hits := runSearch(t, ix, Query{Text: "lookup", Teammates: []string{"beacon"}})
+	for _, h := range hits {
+		if contains(h.Reason, "vector") {
+			t.Errorf("%s has a vector reason without an embedder", h.Path)
+		}
+	}
+}
+
+func TestSearchRecency(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	ix, _ := openIndex(t, ws, Options{})
+	tests := []struct {
+		name  string
+		depth int
+		want  []string
+	}{
+		{"default two", 0, []string{"beacon/memory/weekly/2026-W46.md", "beacon/memory/weekly/2026-W45.md"}},
+		{"one", 1, []string{"beacon/memory/weekly/2026-W46.md"}},
+		{"none", -1, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits := runSearch(t, ix, Query{Text: "bulk container lookup", Teammates: []string{"beacon"}, K: 3, RecencyDepth: tt.depth})
+			var got []string
+			for _, h := range hits {
+				if contains(h.Reason, "recency") {
+					got = append(got, h.Path)
+				}
+			}
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("recency hits %v, want %v (all hits %v)", got, tt.want, paths(hits))
+			}
+			if len(hits)-len(got) > 3 {
+				t.Errorf("%d hits besides recency, want at most K=3", len(hits)-len(got))
+			}
+			if hits[0].Path != "beacon/memory/project_bulk_lookup.md" {
+				t.Errorf("recency displaced the best hit: %v", paths(hits))
+			}
+		})
+	}
+}
+
+func TestSearchHybridWithEmbedder(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	emb := &countingEmbedder{}
+	ix, _ := openIndex(t, ws, Options{Embedder: emb})
+	if !ix.HasVectors() {
+		t.Fatal("HasVectors() false with an embedder")
+	}
+	for _, mode := range []string{ModeHybrid, ModeVector, ModeBM25} {
+		t.Run(mode, func(t *testing.T) {
+			hits := runSearch(t, ix, Query{Text: "bulk container lookup", Teammates: []string{"beacon"}, Mode: mode, RecencyDepth: -1})
+			if len(hits) == 0 || hits[0].Path != "beacon/memory/project_bulk_lookup.md" {
+				t.Fatalf("hits %v", paths(hits))
+			}
+			h := hits[0]
+			if mode != ModeBM25 && (h.Vector <= 0 || !contains(h.Reason, "vector")) {
+				t.Errorf("top hit has no vector part: %+v", h)
+			}
+			if mode != ModeVector && (h.BM25 <= 0 || !contains(h.Reason, "bm25")) {
+				t.Errorf("top hit has no BM25 part: %+v", h)
+			}
+		})
+	}
+}
+
+func TestEmbeddingCache(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	emb := &countingEmbedder{}
+	ix, _ := openIndex(t, ws, Options{Embedder: emb})
+	ctx := context.Background()
+	st, err := ix.Sync(ctx, []string{"beacon"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Embedded == 0 {
+		t.Fatal("first sync embedded nothing")
+	}
+	emb.reset()
+	const typed = "beacon/memory/project_bulk_lookup.md"
+	tests := []struct {
+		name      string
+		edit      func()
+		wantEmbed int
+	}{
+		{"no change", func() {}, 0},
+		{"file moved", func() { mv(t, ws.Abs(typed), ws.Abs("beacon/memory/project_moved.md")) }, 0},
+		{"another entry of the file changed", func() {
+			writeFile(t, ws, "beacon/WISDOM.md", "# Wisdom\n\n## Expand before contract\n\nAdd nullable columns first, backfill, then make them required. Sources: 2026-W43.\n\n## A new rule\n\nAlways measure first.\n")
+		}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.edit()
+			st, err := ix.Sync(ctx, []string{"beacon"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := emb.reset(); n != tt.wantEmbed {
+				t.Errorf("embedded %d texts, want %d (%+v)", n, tt.wantEmbed, st)
+			}
+		})
+	}
+}
+
+func TestEmbedderArrivesLater(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	ctx := context.Background()
+	bm, _ := openIndex(t, ws, Options{})
+	if _, err := bm.Sync(ctx, []string{"beacon"}); err != nil {
+		t.Fatal(err)
+	}
+	emb := &countingEmbedder{}
+	ix, _ := openIndex(t, ws, Options{Embedder: emb})
+	st, err := ix.Sync(ctx, []string{"beacon"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Embedded == 0 || len(st.Rebuilt) != 0 || st.Chunks != 0 {
+		t.Errorf("sync with a new embedder: %+v, want vectors added without re-indexing", st)
+	}
+	hits := runSearch(t, ix, Query{Text: "bulk container lookup", Teammates: []string{"beacon"}, Mode: ModeVector})
+	if len(hits) == 0 || hits[0].Vector <= 0 {
+		t.Errorf("vector search after the embedder arrived: %+v", hits)
+	}
+	t.Run("a different embedder re-embeds", func(t *testing.T) {
+		other := &countingEmbedder{id: "other-model"}
+		ix2, _ := openIndex(t, ws, Options{Embedder: other})
+		st, err := ix2.Sync(ctx, []string{"beacon"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Embedded == 0 || st.Cached != 0 {
+			t.Errorf("identity change: %+v, want everything embedded afresh", st)
+		}
+	})
+}
+
+func TestHitJSON(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	ix, _ := openIndex(t, ws, Options{})
+	hits := runSearch(t, ix, Query{Text: "bulk container lookup", Teammates: []string{"beacon"}, K: 1, RecencyDepth: -1})
+	for i := range hits {
+		hits[i].Score, hits[i].BM25 = 0, 0 // scores move with bleve versions
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(hits); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "hit.golden.json", hits)
+}

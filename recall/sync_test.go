@@ -1,0 +1,312 @@
+package recall
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+func TestSyncSelectsFiles(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	ix, _ := openIndex(t, ws, Options{})
+	st, err := ix.Sync(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Added != st.Files || st.Files == 0 {
+		t.Errorf("first sync: %+v, want every file added", st)
+	}
+	s, err := ix.lockScope(context.Background(), "beacon", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	if ok, why := ix.loadManifest(s); !ok {
+		t.Fatalf("manifest: %s", why)
+	}
+	tests := []struct {
+		name    string
+		path    string
+		indexed bool
+	}{
+		{"typed memory", "beacon/memory/project_bulk_lookup.md", true},
+		{"wisdom", "beacon/WISDOM.md", true},
+		{"weekly summary", "beacon/memory/weekly/2026-W45.md", true},
+		{"monthly summary", "beacon/memory/monthly/2026-09.md", true},
+		{"old daily not compacted", "beacon/memory/2026-10-27.md", true},
+		{"daily covered by a weekly summary", "beacon/memory/2026-10-20.md", false},
+		{"recent daily", "beacon/memory/2026-11-18.md", false},
+		{"soul", "beacon/SOUL.md", false},
+		{"goals", "beacon/GOALS.md", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, ok := s.man.Files[tt.path]; ok != tt.indexed {
+				t.Errorf("%s indexed = %v, want %v", tt.path, ok, tt.indexed)
+			}
+		})
+	}
+}
+
+func TestSyncNoChange(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	ix, _ := openIndex(t, ws, Options{})
+	ctx := context.Background()
+	if _, err := ix.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := statIndex(t, ws)
+	st, err := ix.Sync(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Added+st.Changed+st.Deleted+st.Chunks != 0 || st.Unchanged != st.Files {
+		t.Errorf("second sync did work: %+v", st)
+	}
+	if after := statIndex(t, ws); after != before {
+		t.Errorf("a no-change sync rewrote index files:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// statIndex summarises the manifest files' mtimes.
+func statIndex(t *testing.T, ws *layout.Workspace) string {
+	t.Helper()
+	var b strings.Builder
+	for _, n := range []string{"", "beacon", "quill"} {
+		fi, err := os.Stat(filepath.Join(ws.IndexDir(n), manifestFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(fi.ModTime().String() + ";")
+	}
+	return b.String()
+}
+
+// TestSyncReconciles edits the workspace between two searches and checks
+// the second search sees the files as they are.
+func TestSyncReconciles(t *testing.T) {
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	const typed = "beacon/memory/project_bulk_lookup.md"
+	tests := []struct {
+		name   string
+		edit   func(t *testing.T, ws *layout.Workspace)
+		query  string
+		want   string // path expected among hits, "" for none
+		absent string // path that must not be among hits
+	}{
+		{
+			name: "add",
+			edit: func(t *testing.T, ws *layout.Workspace) {
+				writeFile(t, ws, "beacon/memory/user_olga.md", "---\nname: Olga\ndescription: harbour master\ntype: user\n---\nOlga runs the pelican terminal.\n")
+			},
+			query: "pelican terminal", want: "beacon/memory/user_olga.md",
+		},
+		{
+			name: "edit",
+			edit: func(t *testing.T, ws *layout.Workspace) {
+				writeFile(t, ws, typed, "---\nname: Bulk lookup\n---\nNow about walrus batches.\n")
+			},
+			query: "walrus", want: typed,
+		},
+		{
+			name:  "delete",
+			edit:  func(t *testing.T, ws *layout.Workspace) { os.Remove(ws.Abs(typed)) },
+			query: "bulk lookup container", absent: typed,
+		},
+		{
+			name: "rename",
+			edit: func(t *testing.T, ws *layout.Workspace) {
+				os.Rename(ws.Abs(typed), ws.Abs("beacon/memory/project_lookup_api.md"))
+			},
+			query: "bulk lookup container", want: "beacon/memory/project_lookup_api.md", absent: typed,
+		},
+		{
+			name: "rewrite with an old mtime and the same size",
+			edit: func(t *testing.T, ws *layout.Workspace) {
+				p := ws.Abs(typed)
+				src, _ := os.ReadFile(p)
+				fi, _ := os.Stat(p)
+				// Same length, new words: only ctime (or the hash) can tell.
+				out := strings.Replace(string(src), "spreadsheet", "wombatsheet", 1)
+				if len(out) != len(src) {
+					t.Fatal("edit changed the size")
+				}
+				os.WriteFile(p, []byte(out), 0o644)
+				os.Chtimes(p, fi.ModTime(), fi.ModTime())
+			},
+			query: "wombatsheet", want: typed,
+		},
+		{
+			name: "git-checkout-style rewrite with an older mtime",
+			edit: func(t *testing.T, ws *layout.Workspace) {
+				p := ws.Abs(typed)
+				os.WriteFile(p, []byte("---\nname: Old lookup\n---\nThe old version talked about octopus ledgers.\n"), 0o644)
+				os.Chtimes(p, old, old)
+			},
+			query: "octopus", want: typed,
+		},
+		{
+			name: "old daily added",
+			edit: func(t *testing.T, ws *layout.Workspace) {
+				writeFile(t, ws, "beacon/memory/2026-10-29.md", "# 2026-10-29\n\n## Notes\n\nThe flamingo report.\n")
+			},
+			query: "flamingo", want: "beacon/memory/2026-10-29.md",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := newWorkspace(t, "ws")
+			ix, _ := openIndex(t, ws, Options{})
+			runSearch(t, ix, Query{Text: "warm up", Teammates: []string{"beacon"}})
+			tt.edit(t, ws)
+			got := paths(runSearch(t, ix, Query{Text: tt.query, Teammates: []string{"beacon"}, RecencyDepth: -1}))
+			if tt.want != "" && !contains(got, tt.want) {
+				t.Errorf("query %q: hits %v, want %s among them", tt.query, got, tt.want)
+			}
+			if tt.absent != "" && contains(got, tt.absent) {
+				t.Errorf("query %q: hits %v still hold %s", tt.query, got, tt.absent)
+			}
+		})
+	}
+}
+
+func TestRecentDailyEntersLater(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	now := fixtureNow
+	ix, _ := openIndex(t, ws, Options{Now: func() time.Time { return now }})
+	q := Query{Text: "zebra migration", Teammates: []string{"beacon"}, RecencyDepth: -1}
+	if got := paths(runSearch(t, ix, q)); contains(got, "beacon/memory/2026-11-18.md") {
+		t.Fatalf("recent daily found while the context builder shows it: %v", got)
+	}
+	now = now.AddDate(0, 0, 10)
+	if got := paths(runSearch(t, ix, q)); !contains(got, "beacon/memory/2026-11-18.md") {
+		t.Errorf("daily out of the recent window not found: %v", got)
+	}
+}
+
+// TestSyncRecovers damages the index between two searches; the second
+// must rebuild and answer as before.
+func TestSyncRecovers(t *testing.T) {
+	tests := []struct {
+		name     string
+		damage   func(t *testing.T, dir string)
+		wantWarn string
+	}{
+		{
+			name: "corrupt manifest",
+			damage: func(t *testing.T, dir string) {
+				os.WriteFile(filepath.Join(dir, manifestFile), []byte("TMEMMAN1 garbage"), 0o644)
+			},
+			wantWarn: "rebuilding the index of beacon",
+		},
+		{
+			name: "truncated manifest",
+			damage: func(t *testing.T, dir string) {
+				p := filepath.Join(dir, manifestFile)
+				b, _ := os.ReadFile(p)
+				os.WriteFile(p, b[:len(b)/2], 0o644)
+			},
+			wantWarn: "manifest checksum",
+		},
+		{
+			name:     "half-finished sync",
+			damage:   func(t *testing.T, dir string) { os.WriteFile(filepath.Join(dir, syncingFile), nil, 0o644) },
+			wantWarn: "did not finish",
+		},
+		{
+			name: "corrupt bleve files",
+			damage: func(t *testing.T, dir string) {
+				filepath.Walk(filepath.Join(dir, bleveDir), func(p string, fi os.FileInfo, err error) error {
+					if err == nil && !fi.IsDir() {
+						os.WriteFile(p, []byte("not an index"), 0o644)
+					}
+					return nil
+				})
+			},
+			wantWarn: "rebuilding the index of beacon",
+		},
+		{
+			name:     "bleve folder missing",
+			damage:   func(t *testing.T, dir string) { os.RemoveAll(filepath.Join(dir, bleveDir)) },
+			wantWarn: "rebuilding the index of beacon",
+		},
+		{
+			name: "schema change",
+			damage: func(t *testing.T, dir string) {
+				m, err := readManifest(filepath.Join(dir, manifestFile))
+				if err != nil {
+					t.Fatal(err)
+				}
+				m.Schema = SchemaVersion - 1
+				b, _ := m.encode()
+				os.WriteFile(filepath.Join(dir, manifestFile), b, 0o644)
+			},
+			wantWarn: "schema 1, want 2",
+		},
+		{
+			name: "chunker settings change",
+			damage: func(t *testing.T, dir string) {
+				m, _ := readManifest(filepath.Join(dir, manifestFile))
+				m.Chunker = "md-entries/target=999/overlap=0"
+				b, _ := m.encode()
+				os.WriteFile(filepath.Join(dir, manifestFile), b, 0o644)
+			},
+			wantWarn: "chunker settings changed",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := newWorkspace(t, "ws")
+			ix, warn := openIndex(t, ws, Options{})
+			q := Query{Text: "bulk lookup container", Teammates: []string{"beacon"}, RecencyDepth: -1}
+			before := paths(runSearch(t, ix, q))
+			tt.damage(t, ws.IndexDir("beacon"))
+			warn.Reset()
+			after := paths(runSearch(t, ix, q))
+			if strings.Join(before, ",") != strings.Join(after, ",") {
+				t.Errorf("after damage: hits %v, want %v", after, before)
+			}
+			if !strings.Contains(warn.String(), tt.wantWarn) {
+				t.Errorf("warnings %q, want one containing %q", warn.String(), tt.wantWarn)
+			}
+			if _, err := os.Stat(filepath.Join(ws.IndexDir("beacon"), syncingFile)); err == nil {
+				t.Error("SYNCING marker left behind")
+			}
+		})
+	}
+}
+
+func TestNoSyncSearchBuildsMissingIndex(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	ix, _ := openIndex(t, ws, Options{})
+	got := paths(runSearch(t, ix, Query{Text: "bulk lookup", Teammates: []string{"beacon"}, NoSync: true}))
+	if !contains(got, "beacon/memory/project_bulk_lookup.md") {
+		t.Errorf("no-sync search on a fresh workspace: %v", got)
+	}
+	writeFile(t, ws, "beacon/memory/user_zed.md", "---\nname: Zed\n---\nZed likes quokkas.\n")
+	if got := paths(runSearch(t, ix, Query{Text: "quokkas", Teammates: []string{"beacon"}, NoSync: true, RecencyDepth: -1})); len(got) != 0 {
+		t.Errorf("no-sync search saw a new file: %v", got)
+	}
+}
+
+func TestRebuild(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	ix, _ := openIndex(t, ws, Options{})
+	ctx := context.Background()
+	first, err := ix.Sync(ctx, []string{"beacon"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := ix.Rebuild(ctx, []string{"beacon"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Rebuilt) != 2 || st.Chunks != first.Chunks {
+		t.Errorf("rebuild: %+v, want both scopes rebuilt with %d chunks", st, first.Chunks)
+	}
+}
