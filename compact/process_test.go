@@ -51,11 +51,25 @@ func helperCompact() int {
 			select {}
 		}
 	}}
+	if os.Getenv("TMEM_NONCE") != "" {
+		opts.Summarizer = nonceSummarizer{os.Getenv("TMEM_NONCE")}
+	}
 	if _, err := Run(context.Background(), ws, opts); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
+}
+
+// nonceSummarizer stands for a model: every answer carries its nonce, so
+// two runs never summarise alike.
+type nonceSummarizer struct{ nonce string }
+
+func (s nonceSummarizer) Summarize(_ context.Context, req Request) (string, error) {
+	if req.Kind == KindWisdom {
+		return "## Pattern " + s.nonce + "\n\nFollow the pattern.", nil
+	}
+	return "# " + req.Unit + "\n\nSummary by " + s.nonce + ".\n", nil
 }
 
 // helperAppend appends TMEM_COUNT entries as TMEM_ID to past days, the way
@@ -253,5 +267,50 @@ func TestLocked(t *testing.T) {
 	defer unlock()
 	if _, err := Run(context.Background(), ws, Options{Now: fixed(helperNow)}); !errors.Is(err, ErrLocked) {
 		t.Fatalf("got %v, want ErrLocked", err)
+	}
+}
+
+// TestKillWithModel kills a compaction whose summarizer never answers the
+// same way twice, after its journal is written, and reruns it with
+// another: the journal, not a second call to the model, finishes the
+// interrupted units, so every summary holds the first run's answer, every
+// marked line survives and a third run has nothing to do.
+func TestKillWithModel(t *testing.T) {
+	base := killFixture(t)
+	marked := markedLines(t, base)
+	for _, n := range []int{1, 3, 9, 20, 40} {
+		t.Run(fmt.Sprintf("after step %d", n), func(t *testing.T) {
+			ws := copyTree(t, base)
+			cmd := helper(t, "compact", "TMEM_DIR="+ws.Root, fmt.Sprintf("TMEM_KILL_AFTER=%d", n), "TMEM_NONCE=first")
+			if out, err := cmd.CombinedOutput(); err == nil {
+				t.Fatalf("helper was not killed:\n%s", out)
+			}
+			opts := Options{Now: fixed(helperNow), Summarizer: nonceSummarizer{"second"}}
+			if _, err := Run(context.Background(), ws, opts); err != nil {
+				t.Fatal(err)
+			}
+			tree := snapshot(t, ws)
+			for line, from := range marked {
+				if !strings.Contains(tree, line) {
+					t.Errorf("%s: marked line lost: %q", from, line)
+				}
+			}
+			for _, f := range mustFiles(t, ws, "beacon") {
+				if f.Kind != layout.KindWeekly && f.Kind != layout.KindMonthly {
+					continue
+				}
+				b, _ := os.ReadFile(ws.Abs(f.Path))
+				if c := strings.Count(string(b), "Summary by "); c != 1 || !strings.Contains(string(b), "Summary by first.") {
+					t.Errorf("%s holds %d model answers, want the journalled one only:\n%s", f.Path, c, b)
+				}
+			}
+			res, err := Run(context.Background(), ws, Options{Now: fixed(helperNow), Summarizer: nonceSummarizer{"third"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Plan.Units) != 0 {
+				t.Errorf("a third run planned %d units", len(res.Plan.Units))
+			}
+		})
 	}
 }
