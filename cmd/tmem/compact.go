@@ -79,10 +79,27 @@ Silent on success unless -v; cron-friendly:
 				return usageError{err}
 			}
 			o.Teammates, o.Episodic, o.Semantic, o.DryRun, o.Now = names, opts.episodic, opts.semantic, opts.dryRun, clock
+			// With a model installed, memories cluster by meaning; lines
+			// within a week are still merged by word overlap, which is cheap.
+			emb, err := openEmbedder(f, f.model)
+			if err != nil {
+				return err
+			}
+			var vectors *compact.Vectors
+			if emb != nil {
+				if o.Summarizer == nil {
+					o.Summarizer = compact.Extractive{}
+				}
+				vectors = compact.NewVectors(cmd.Context(), emb)
+				o.Similarity = vectors
+			}
 			if f.verbose && !f.quiet {
 				o.Log = f.stderr
 			}
 			res, err := compact.Run(cmd.Context(), ws, o)
+			if vectors != nil && vectors.Err() != nil {
+				f.warnf("compact: embedding model failed, clustered by word overlap instead: %v", vectors.Err())
+			}
 			if errors.Is(err, compact.ErrLocked) {
 				return fmt.Errorf("%w: %v (try again when it finishes)", errLocked, err)
 			}
