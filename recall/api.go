@@ -16,7 +16,7 @@ type Embedder interface {
 // Query is one recall search.
 type Query struct {
 	Text      string
-	Teammates []string // searched together with the shared scope (CROSS-TEAM.md)
+	Teammates []string // searched together with the shared scope (CROSS-TEAM.md); empty means all
 	K         int      // hits wanted; 0 means 10
 	NoSync    bool     // skip reconciling the index with the files first
 	// RecencyDepth is how many of the most recent weekly summaries are

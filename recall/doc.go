@@ -1,3 +1,22 @@
 // Package recall keeps a rebuildable hybrid index (bleve BM25 plus embedding
 // vectors) over a workspace's memory files and answers ranked queries.
+//
+// Data enters from the files through layout: each sync lists a teammate's
+// typed memories, weekly and monthly summaries, WISDOM.md and the dailies
+// that are older than the context builder's recent window and not yet
+// compacted into a weekly summary (plus CROSS-TEAM.md for the shared
+// scope), stats them, and re-reads only files whose size, mtime, ctime or
+// inode moved. Changed files are split into chunks along their `##`
+// entries (ChunkFile), indexed in bleve and, when an Embedder is set,
+// embedded, with vectors cached by the hash of the chunk text.
+//
+// Data leaves as []Hit from Index.Search: BM25 and vector results fused,
+// boosted by kind, one hit per file, and the most recent weekly summaries
+// always included. SOUL.md and GOALS.md are never indexed; the context
+// builder injects them whole.
+//
+// Every index lives in a scope folder (<teammate>/.index/, and .index/ for
+// the shared scope) that can be deleted at any time: it is rebuilt from
+// the files. See README.md for the on-disk layout, the ranking defaults
+// and how they were measured.
 package recall

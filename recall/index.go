@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -101,6 +105,9 @@ type Index struct {
 	opts   Options
 	rank   Ranking
 	warned bool
+
+	mu     sync.Mutex
+	mapped map[string]*mappedVectors // vector files kept mapped between searches
 }
 
 // Open prepares the index of ws. It touches no files: the first Sync or
@@ -126,9 +133,17 @@ func Open(ws *layout.Workspace, opts Options) (*Index, error) {
 // HasVectors reports whether searches use vectors; false means BM25 only.
 func (ix *Index) HasVectors() bool { return ix.opts.Embedder != nil }
 
-// Close releases the index. Locks are held only during operations, so
-// there is nothing to flush.
-func (ix *Index) Close() error { return nil }
+// Close releases the vector files the index keeps mapped. Locks are held
+// only during operations, so there is nothing to flush.
+func (ix *Index) Close() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for p, m := range ix.mapped {
+		m.release()
+		delete(ix.mapped, p)
+	}
+	return nil
+}
 
 func (ix *Index) warnf(format string, args ...interface{}) {
 	if ix.opts.Warn != nil {
@@ -202,14 +217,18 @@ func (ix *Index) syncAll(ctx context.Context, teammates []string, rebuild bool) 
 // scopes checks the teammate names and adds the shared scope "" in
 // front; an empty list means every teammate.
 func (ix *Index) scopes(teammates []string) ([]string, error) {
+	all, err := ix.ws.Teammates()
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]bool{}
+	var names []string
+	for _, t := range all {
+		known[t.Name] = true
+		names = append(names, t.Name)
+	}
 	if len(teammates) == 0 {
-		all, err := ix.ws.Teammates()
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range all {
-			teammates = append(teammates, t.Name)
-		}
+		teammates = names
 	}
 	seen := map[string]bool{"": true}
 	out := []string{""}
@@ -217,8 +236,11 @@ func (ix *Index) scopes(teammates []string) ([]string, error) {
 		if seen[t] {
 			continue
 		}
-		if _, err := ix.ws.Teammate(t); err != nil {
-			return nil, err
+		if !known[t] {
+			if err := layout.ValidateName(t); err != nil {
+				return nil, err
+			}
+			return nil, &layout.UnknownTeammateError{Name: t, Known: names}
 		}
 		seen[t] = true
 		out = append(out, t)
@@ -229,14 +251,16 @@ func (ix *Index) scopes(teammates []string) ([]string, error) {
 
 // scope is one locked index folder.
 type scope struct {
-	name   string
-	dir    string
-	man    *manifest
-	bl     bleve.Index
-	vec    *vectorSet
-	fl     *flock.Flock
-	write  bool
-	broken bool // found corrupt while reading
+	name string
+	dir  string
+	man  *manifest
+	bl   bleve.Index
+	vec  *vecView
+	// weeklies are the indexed weekly summaries, for the recency pass.
+	weeklies []weeklyRef
+	fl       *flock.Flock
+	write    bool
+	broken   bool // found corrupt while reading
 }
 
 func (s *scope) label() string {
@@ -255,6 +279,7 @@ func (s *scope) closeBleve() {
 
 func (s *scope) close() {
 	s.closeBleve()
+	s.vec = nil
 	if s.fl != nil {
 		s.fl.Unlock()
 	}
@@ -300,6 +325,11 @@ func scopeLabel(name string) string {
 	return name
 }
 
+// racyWindow is how close to a sync a file change must be for stat data
+// alone not to be trusted: coarse file-system clocks tick in milliseconds
+// to seconds.
+const racyWindow = 2 * time.Second
+
 // The files in an index folder.
 const (
 	manifestFile = "manifest.bin"
@@ -311,12 +341,16 @@ const (
 )
 
 // loadManifest reads the scope's manifest and says whether it can be
-// trusted as is.
-func (ix *Index) loadManifest(s *scope) (ok bool, why string) {
+// trusted as is. A search that does not sync reads only its header.
+func (ix *Index) loadManifest(s *scope, headerOnly bool) (ok bool, why string) {
 	if _, err := os.Stat(filepath.Join(s.dir, syncingFile)); err == nil {
 		return false, "an earlier sync did not finish"
 	}
-	m, err := readManifest(filepath.Join(s.dir, manifestFile))
+	var m *manifest
+	b, err := os.ReadFile(filepath.Join(s.dir, manifestFile))
+	if err == nil {
+		m, s.weeklies, err = decodeManifest(b, headerOnly)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return false, ""
@@ -340,48 +374,85 @@ type candidate struct {
 	hash  string
 }
 
-// scopeFiles lists the files a scope indexes: for a teammate its typed
-// memories, summaries, WISDOM.md and the dailies that are neither recent
-// (the context builder shows those) nor compacted into a weekly summary;
-// for the shared scope CROSS-TEAM.md.
-func (ix *Index) scopeFiles(name string) ([]layout.File, error) {
+// scopeFiles lists, with one stat per file, the files a scope indexes: for
+// a teammate its typed memories, summaries, WISDOM.md and the dailies
+// that are neither recent (the context builder shows those) nor compacted
+// into a weekly summary; for the shared scope CROSS-TEAM.md.
+func (ix *Index) scopeFiles(name string) ([]*candidate, error) {
 	if name == "" {
-		if f, ok := ix.ws.CrossTeam(); ok {
-			return []layout.File{f}, nil
-		}
-		return nil, nil
+		return statFiles(ix.ws.Root, []layout.File{{Kind: layout.KindCrossTeam, Path: "CROSS-TEAM.md"}}), nil
 	}
-	all, err := ix.ws.Files(name)
-	if err != nil {
+	if err := layout.ValidateName(name); err != nil {
 		return nil, err
 	}
+	dir := filepath.Join(ix.ws.Root, name)
+	all := statFiles(ix.ws.Root, []layout.File{{Teammate: name, Kind: layout.KindWisdom, Path: name + "/WISDOM.md"}})
+	for _, sub := range []string{"memory", "memory/weekly", "memory/monthly"} {
+		ents, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(sub)))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list %s/%s: %w", name, sub, err)
+		}
+		for _, e := range ents {
+			fn := e.Name()
+			if e.IsDir() || len(fn) < 4 || fn[0] == '.' || filepath.Ext(fn) != ".md" {
+				continue
+			}
+			fi, err := e.Info() // an lstat: one per file
+			if err != nil {
+				continue
+			}
+			if !fi.Mode().IsRegular() {
+				if fi, err = os.Stat(filepath.Join(dir, filepath.FromSlash(sub), fn)); err != nil || !fi.Mode().IsRegular() {
+					continue
+				}
+			}
+			f := layout.Classify(name, sub, fn)
+			f.Size, f.ModTime = fi.Size(), fi.ModTime()
+			c := &candidate{file: f}
+			c.ctime, c.ino = statID(fi)
+			all = append(all, c)
+		}
+	}
 	weeks := map[string]bool{}
-	for _, f := range all {
-		if f.Kind == layout.KindWeekly {
-			weeks[f.Week] = true
+	for _, c := range all {
+		if c.file.Kind == layout.KindWeekly {
+			weeks[c.file.Week] = true
 		}
 	}
 	now := ix.now()
-	var out []layout.File
-	for _, f := range all {
-		switch f.Kind {
-		case layout.KindTyped, layout.KindWeekly, layout.KindMonthly, layout.KindWisdom:
-			out = append(out, f)
-		case layout.KindDaily:
-			if f.Date.IsZero() {
-				out = append(out, f)
-				continue
-			}
+	out := all[:0]
+	for _, c := range all {
+		f := c.file
+		if f.Kind == layout.KindDaily && !f.Date.IsZero() {
 			if !now.IsZero() && layout.InRecentWindow(f.Date, now, ix.opts.RecentDays) {
 				continue
 			}
 			if weeks[layout.WeekOf(f.Date).String()] {
 				continue
 			}
-			out = append(out, f)
 		}
+		out = append(out, c)
 	}
 	return out, nil
+}
+
+// statFiles stats fixed files, leaving out those that do not exist.
+func statFiles(root string, files []layout.File) []*candidate {
+	var out []*candidate
+	for _, f := range files {
+		fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(f.Path)))
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		f.Size, f.ModTime = fi.Size(), fi.ModTime()
+		c := &candidate{file: f}
+		c.ctime, c.ino = statID(fi)
+		out = append(out, c)
+	}
+	return out
 }
 
 func hashBytes(b []byte) string {
@@ -394,7 +465,7 @@ func hashBytes(b []byte) string {
 func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool) (SyncStats, error) {
 	var st SyncStats
 	if !rebuild {
-		if ok, why := ix.loadManifest(s); !ok {
+		if ok, why := ix.loadManifest(s, false); !ok {
 			if why != "" {
 				ix.warnf("recall: rebuilding the index of %s (%s)", s.label(), why)
 			}
@@ -416,27 +487,31 @@ func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool) (SyncSta
 	}
 	embedID := ix.embedderID()
 	revector := ix.opts.Embedder != nil && s.man.Embedder != embedID
+	// A file written in the same clock tick as the last sync's look at it
+	// can change again without moving its size, mtime or ctime (git's
+	// "racy clean" problem): files touched shortly before the manifest
+	// was written are hashed again.
+	racyAfter := int64(math.MaxInt64)
+	if fi, err := os.Stat(filepath.Join(s.dir, manifestFile)); err == nil && !rebuild {
+		racyAfter = fi.ModTime().UnixNano() - racyWindow.Nanoseconds()
+	}
 	var changed []*candidate
 	keep := map[string]bool{}
 	dirty := false
-	for _, f := range files {
+	for _, c := range files {
+		f := c.file
 		keep[f.Path] = true
-		abs := ix.ws.Abs(f.Path)
-		fi, err := os.Lstat(abs)
-		if err != nil {
-			continue // gone since the listing
-		}
-		c := &candidate{file: f}
-		c.ctime, c.ino = statID(fi)
 		old := s.man.Files[f.Path]
-		if old != nil && old.Size == fi.Size() && old.MTime == fi.ModTime().UnixNano() && old.CTime == c.ctime && old.Ino == c.ino {
+		mtime := f.ModTime.UnixNano()
+		if old != nil && old.Size == f.Size && old.MTime == mtime && old.CTime == c.ctime && old.Ino == c.ino &&
+			old.MTime < racyAfter && old.CTime < racyAfter {
 			st.Unchanged++
 			if revector {
 				changed = append(changed, c) // chunks needed for embedding only
 			}
 			continue
 		}
-		if c.src, err = os.ReadFile(abs); err != nil {
+		if c.src, err = os.ReadFile(ix.ws.Abs(f.Path)); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				delete(keep, f.Path)
 				continue
@@ -445,10 +520,11 @@ func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool) (SyncSta
 		}
 		c.hash = hashBytes(c.src)
 		if old != nil && old.Hash == c.hash {
-			// Touched, not changed: remember the new stat data only.
-			old.Size, old.MTime, old.CTime, old.Ino = fi.Size(), fi.ModTime().UnixNano(), c.ctime, c.ino
-			st.Unchanged++
+			// Touched, not changed (or racy, and verified): remember
+			// the stat data, and move the manifest's time past it.
+			old.Size, old.MTime, old.CTime, old.Ino = f.Size, mtime, c.ctime, c.ino
 			dirty = true
+			st.Unchanged++
 			if revector {
 				changed = append(changed, c)
 			}
@@ -459,7 +535,6 @@ func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool) (SyncSta
 		} else {
 			st.Changed++
 		}
-		c.file.Size, c.file.ModTime = fi.Size(), fi.ModTime()
 		changed = append(changed, c)
 	}
 	var deleted []string
@@ -497,19 +572,24 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 		return fmt.Errorf("sync index of %s: %w", s.label(), err)
 	}
 	if s.bl == nil {
+		var bl bleve.Index
 		var err error
 		bp := filepath.Join(s.dir, bleveDir)
-		if _, serr := os.Stat(bp); serr != nil {
-			s.bl, err = createBleve(bp)
-		} else {
-			s.bl, err = openBleve(bp, false)
-			if err != nil {
+		_, serr := os.Stat(bp)
+		switch {
+		case serr != nil && len(st.Rebuilt) == 0 && len(s.man.Files) > 0:
+			err = fmt.Errorf("bleve index missing: %w", errCorrupt)
+		case serr != nil:
+			bl, err = createBleve(bp)
+		default:
+			if bl, err = openBleve(bp, false); err != nil {
 				err = fmt.Errorf("open bleve: %v: %w", err, errCorrupt)
 			}
 		}
 		if err != nil {
 			return fmt.Errorf("sync index of %s: %w", s.label(), err)
 		}
+		s.bl = bl
 	}
 	m := s.man
 	rebuilding := len(st.Rebuilt) > 0
@@ -613,6 +693,15 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 		if old != nil && old.identity != ix.embedderID() {
 			old = nil
 		}
+		if old == nil && !revector && !rebuilding {
+			// The vectors of files this sync did not re-chunk are gone:
+			// chunk those files again so that they are embedded too.
+			more, err := ix.rechunkUnchanged(s, changed)
+			if err != nil {
+				return err
+			}
+			pending = append(pending, more...)
+		}
 		if err := ix.writeVectors(ctx, s, vpath, old, pending, st); err != nil {
 			return err
 		}
@@ -626,6 +715,7 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 	if err != nil {
 		return err
 	}
+	s.weeklies = m.weeklies()
 	if err := ix.ws.WriteFile(ix.ws.Rel(filepath.Join(s.dir, manifestFile)), b); err != nil {
 		return fmt.Errorf("sync index of %s: %w", s.label(), err)
 	}
@@ -633,6 +723,42 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 		return fmt.Errorf("sync index of %s: %w", s.label(), err)
 	}
 	return nil
+}
+
+// rechunkUnchanged chunks the scope's indexed files that are not in
+// changed, for re-embedding them.
+func (ix *Index) rechunkUnchanged(s *scope, changed []*candidate) ([]pendingChunk, error) {
+	done := map[string]bool{}
+	for _, c := range changed {
+		done[c.file.Path] = true
+	}
+	var out []pendingChunk
+	for p, f := range s.man.Files {
+		if done[p] || f.Chunks == 0 {
+			continue
+		}
+		src, err := os.ReadFile(ix.ws.Abs(p))
+		if err != nil {
+			return nil, fmt.Errorf("sync index of %s: %w", s.label(), err)
+		}
+		sub, fn := path.Split(strings.TrimPrefix(p, s.name+"/"))
+		lf := layout.File{Kind: layout.KindCrossTeam, Path: p}
+		if s.name != "" {
+			if sub == "" {
+				lf = layout.File{Teammate: s.name, Kind: layout.KindWisdom, Path: p}
+			} else {
+				lf = layout.Classify(s.name, strings.TrimSuffix(sub, "/"), fn)
+			}
+		}
+		chunks, err := ChunkFile(lf, src, ix.opts.Chunking)
+		if err != nil {
+			continue
+		}
+		for _, ch := range chunks {
+			out = append(out, pendingChunk{ch.ID, ch.EmbedText()})
+		}
+	}
+	return out, nil
 }
 
 // pendingChunk is a chunk that needs a vector.
@@ -735,10 +861,15 @@ func (ix *Index) writeVectors(ctx context.Context, s *scope, path string, old *v
 			ix.opts.Progress(Progress{Scope: s.name, Phase: "embed", Done: end, Total: len(todo), Chunks: st.Chunks, Rebuilding: len(st.Rebuilt) > 0})
 		}
 	}
-	if err := ix.ws.WriteFile(ix.ws.Rel(path), nv.encode()); err != nil {
+	b := nv.encode()
+	if err := ix.ws.WriteFile(ix.ws.Rel(path), b); err != nil {
 		return fmt.Errorf("write vectors of %s: %w", s.label(), err)
 	}
-	s.vec = nv
+	v, err := viewVectors(b)
+	if err != nil {
+		return err
+	}
+	s.vec = v
 	return nil
 }
 

@@ -19,7 +19,11 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("TMEM_RECALL_CHILD_WS"); dir != "" {
 		os.Exit(child(dir, os.Getenv("TMEM_RECALL_CHILD_OP")))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	for _, d := range benchDirs {
+		os.RemoveAll(d)
+	}
+	os.Exit(code)
 }
 
 // child opens the workspace, runs op ("rebuild" or "search") and prints

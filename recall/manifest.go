@@ -12,7 +12,7 @@ import (
 
 // SchemaVersion changes whenever what the index stores changes; an index
 // written under another version is rebuilt.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // manifest records what a scope's index holds: the settings it was built
 // with and, per file, the stat data and content hash the chunks came from.
@@ -50,18 +50,49 @@ func newManifest(chunker, embedder string) *manifest {
 	return &manifest{Schema: SchemaVersion, Chunker: chunker, Embedder: embedder, Files: map[string]*fileState{}}
 }
 
-// encode frames the manifest as magic, length, CRC and gob payload, so a
-// torn or edited file is detected on reading.
+// manifestHeader is the part of the manifest a search reads: the
+// settings, and the weekly summaries for the recency pass. The per-file
+// table follows it and is decoded only by a sync.
+type manifestHeader struct {
+	Schema   int
+	Chunker  string
+	Embedder string
+	Weeklies []weeklyRef
+}
+
+type weeklyRef struct{ Path, Date string }
+
+// weeklies lists the indexed weekly summaries.
+func (m *manifest) weeklies() []weeklyRef {
+	var out []weeklyRef
+	for p, f := range m.Files {
+		if f.Kind == "weekly" && f.Chunks > 0 {
+			out = append(out, weeklyRef{p, f.Date})
+		}
+	}
+	return out
+}
+
+// encode frames the manifest as magic, the lengths of its two gob parts
+// (header, files), a CRC of both, and the parts, so a torn or edited file
+// is detected on reading.
 func (m *manifest) encode() ([]byte, error) {
-	var payload bytes.Buffer
-	if err := gob.NewEncoder(&payload).Encode(m); err != nil {
+	var head, files bytes.Buffer
+	h := manifestHeader{Schema: m.Schema, Chunker: m.Chunker, Embedder: m.Embedder, Weeklies: m.weeklies()}
+	if err := gob.NewEncoder(&head).Encode(h); err != nil {
 		return nil, fmt.Errorf("encode manifest: %w", err)
 	}
-	out := make([]byte, 0, len(manifestMagic)+12+payload.Len())
+	if err := gob.NewEncoder(&files).Encode(m.Files); err != nil {
+		return nil, fmt.Errorf("encode manifest: %w", err)
+	}
+	crc := crc32.Update(crc32.Checksum(head.Bytes(), crcTable), crcTable, files.Bytes())
+	out := make([]byte, 0, len(manifestMagic)+20+head.Len()+files.Len())
 	out = append(out, manifestMagic...)
-	out = binary.LittleEndian.AppendUint64(out, uint64(payload.Len()))
-	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(payload.Bytes(), crcTable))
-	return append(out, payload.Bytes()...), nil
+	out = binary.LittleEndian.AppendUint64(out, uint64(head.Len()))
+	out = binary.LittleEndian.AppendUint64(out, uint64(files.Len()))
+	out = binary.LittleEndian.AppendUint32(out, crc)
+	out = append(out, head.Bytes()...)
+	return append(out, files.Bytes()...), nil
 }
 
 func readManifest(path string) (*manifest, error) {
@@ -69,26 +100,38 @@ func readManifest(path string) (*manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeManifest(b)
+	m, _, err := decodeManifest(b, false)
+	return m, err
 }
 
-func decodeManifest(b []byte) (*manifest, error) {
-	h := len(manifestMagic) + 12
+// decodeManifest checks and decodes a manifest; with headerOnly the file
+// table is left out (m.Files is nil) and only the header's weekly list is
+// filled in.
+func decodeManifest(b []byte, headerOnly bool) (*manifest, []weeklyRef, error) {
+	h := len(manifestMagic) + 20
 	if len(b) < h || !bytes.Equal(b[:len(manifestMagic)], manifestMagic) {
-		return nil, fmt.Errorf("manifest header: %w", errCorrupt)
+		return nil, nil, fmt.Errorf("manifest header: %w", errCorrupt)
 	}
-	n := binary.LittleEndian.Uint64(b[len(manifestMagic):])
-	sum := binary.LittleEndian.Uint32(b[len(manifestMagic)+8:])
+	hl := binary.LittleEndian.Uint64(b[len(manifestMagic):])
+	fl := binary.LittleEndian.Uint64(b[len(manifestMagic)+8:])
+	sum := binary.LittleEndian.Uint32(b[len(manifestMagic)+16:])
 	payload := b[h:]
-	if uint64(len(payload)) != n || crc32.Checksum(payload, crcTable) != sum {
-		return nil, fmt.Errorf("manifest checksum: %w", errCorrupt)
+	if uint64(len(payload)) != hl+fl || crc32.Checksum(payload, crcTable) != sum {
+		return nil, nil, fmt.Errorf("manifest checksum: %w", errCorrupt)
 	}
-	m := &manifest{}
-	if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(m); err != nil {
-		return nil, fmt.Errorf("manifest: %v: %w", err, errCorrupt)
+	var head manifestHeader
+	if err := gob.NewDecoder(bytes.NewReader(payload[:hl])).Decode(&head); err != nil {
+		return nil, nil, fmt.Errorf("manifest: %v: %w", err, errCorrupt)
+	}
+	m := &manifest{Schema: head.Schema, Chunker: head.Chunker, Embedder: head.Embedder}
+	if headerOnly {
+		return m, head.Weeklies, nil
+	}
+	if err := gob.NewDecoder(bytes.NewReader(payload[hl:])).Decode(&m.Files); err != nil {
+		return nil, nil, fmt.Errorf("manifest: %v: %w", err, errCorrupt)
 	}
 	if m.Files == nil {
 		m.Files = map[string]*fileState{}
 	}
-	return m, nil
+	return m, head.Weeklies, nil
 }

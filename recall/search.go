@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -67,7 +68,7 @@ func (ix *Index) readyScope(ctx context.Context, name string, noSync bool) (*sco
 		return nil, err
 	}
 	if noSync {
-		if ok, _ := ix.loadManifest(s); ok {
+		if ok, _ := ix.loadManifest(s, true); ok {
 			if err := ix.openForRead(s); err == nil {
 				return s, nil
 			}
@@ -108,7 +109,7 @@ func (ix *Index) openForRead(s *scope) error {
 		s.bl = bl
 	}
 	if ix.opts.Embedder != nil && s.vec == nil && s.man.Embedder == ix.embedderID() {
-		v, err := readVectors(filepath.Join(s.dir, vectorsFile))
+		v, err := ix.vectorsFor(filepath.Join(s.dir, vectorsFile))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
@@ -152,13 +153,11 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 		if len(vs) != 1 {
 			return nil, fmt.Errorf("embed query: embedder returned %d vectors", len(vs))
 		}
+		var views []*vecView
 		for _, s := range scopes {
-			vec = append(vec, s.vec.search(vs[0], cand)...)
+			views = append(views, s.vec)
 		}
-		sort.SliceStable(vec, func(i, j int) bool { return vec[i].score > vec[j].score })
-		if len(vec) > cand {
-			vec = vec[:cand]
-		}
+		vec = searchViews(views, vs[0], cand)
 	}
 	fused := fuse(r, bm, vec)
 
@@ -247,10 +246,8 @@ func recentWeeklies(scopes []*scope, depth int) []string {
 	type wk struct{ date, path string }
 	var all []wk
 	for _, s := range scopes {
-		for p, f := range s.man.Files {
-			if f.Kind == "weekly" && f.Chunks > 0 {
-				all = append(all, wk{f.Date, p})
-			}
+		for _, w := range s.weeklies {
+			all = append(all, wk{w.Date, w.Path})
 		}
 	}
 	sort.Slice(all, func(i, j int) bool {
@@ -264,4 +261,42 @@ func recentWeeklies(scopes []*scope, depth int) []string {
 		out = append(out, all[i].path)
 	}
 	return out
+}
+
+// mappedVectors is a vector file kept mapped between searches, with the
+// stat data that says it is still the file on disk. A writer replaces the
+// file by renaming a new one over it, so an old mapping stays whole.
+type mappedVectors struct {
+	size, mtime, ctime int64
+	ino                uint64
+	view               *vecView
+	release            func()
+}
+
+// vectorsFor returns the view of a vector file, mapping (and checking) it
+// only when it changed since this Index last mapped it.
+func (ix *Index) vectorsFor(path string) (*vecView, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	ctime, ino := statID(fi)
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if m, ok := ix.mapped[path]; ok {
+		if m.size == fi.Size() && m.mtime == fi.ModTime().UnixNano() && m.ctime == ctime && m.ino == ino {
+			return m.view, nil
+		}
+		m.release()
+		delete(ix.mapped, path)
+	}
+	v, release, err := openVectors(path)
+	if err != nil {
+		return nil, err
+	}
+	if ix.mapped == nil {
+		ix.mapped = map[string]*mappedVectors{}
+	}
+	ix.mapped[path] = &mappedVectors{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: ctime, ino: ino, view: v, release: release}
+	return v, nil
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -212,4 +214,37 @@ func TestHitJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "hit.golden.json", hits)
+}
+
+func TestCorruptVectorsRebuild(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	emb := &countingEmbedder{}
+	ix, warn := openIndex(t, ws, Options{Embedder: emb})
+	q := Query{Text: "bulk container lookup", Teammates: []string{"beacon"}, Mode: ModeVector, RecencyDepth: -1}
+	before := paths(runSearch(t, ix, q))
+	ix.Close() // drop the mapping, as a new process would start
+	p := filepath.Join(ws.IndexDir("beacon"), vectorsFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0xff
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after := paths(runSearch(t, ix, q))
+	if strings.Join(before, ",") != strings.Join(after, ",") {
+		t.Errorf("after damaging vectors: %v, want %v", after, before)
+	}
+	if !strings.Contains(warn.String(), "vectors") {
+		t.Errorf("warnings %q, want a notice about the vectors", warn)
+	}
+	// Every chunk has its vector back: a search for each file finds it
+	// by vector.
+	for _, want := range []string{"beacon/memory/project_bulk_lookup.md", "beacon/WISDOM.md", "beacon/memory/feedback_cafe_meetings.md"} {
+		got := paths(runSearch(t, ix, Query{Text: "zzz " + want, Teammates: []string{"beacon"}, Mode: ModeVector, K: 50, RecencyDepth: -1}))
+		if !contains(got, want) {
+			t.Errorf("vector search does not reach %s after the repair: %v", want, got)
+		}
+	}
 }

@@ -55,7 +55,8 @@ an ETA.`,
 			if f.json {
 				return f.printJSON(st)
 			}
-			if !f.quiet {
+			// Silent unless someone is watching (a terminal) or asked.
+			if bar != nil || f.verbose {
 				fmt.Fprintf(f.stderr, "indexed %d files: %d added, %d changed, %d deleted, %d unchanged; %d chunks indexed, %d embedded\n",
 					st.Files, st.Added, st.Changed, st.Deleted, st.Unchanged, st.Chunks, st.Embedded)
 			}

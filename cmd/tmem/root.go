@@ -45,6 +45,7 @@ and compacts old logs into summaries.
 		newRecallCmd(f),
 		newIndexCmd(f),
 		newEvalCmd(f),
+		newBenchCmd(f),
 	)
 	return root
 }

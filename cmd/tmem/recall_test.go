@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyExample copies the bundled example workspace into a temp folder.
+func copyExample(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "testdata", "example", ".teammates")
+	dst := filepath.Join(t.TempDir(), ".teammates")
+	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if fi.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func runTmem(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	f := newFactory(strings.NewReader(""), &out, &errb, func(string) string { return "" })
+	code = run(f, args)
+	return code, out.String(), errb.String()
+}
+
+func TestRecallCommand(t *testing.T) {
+	dir := copyExample(t)
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantOut  string
+		wantErr  string
+		notInOut string
+	}{
+		{"plain blocks", []string{"recall", "--teammate", "beacon", "bulk lookup"}, 0, "beacon/memory/project_bulk_lookup.md:", "BM25 only", "BM25 only"},
+		{"json stays clean", []string{"--json", "recall", "--teammate", "beacon", "-k", "3", "bulk lookup"}, 0, `"path": "beacon/memory/project_bulk_lookup.md"`, "BM25 only", "BM25 only"},
+		{"quiet drops the notice", []string{"-q", "recall", "--all", "release"}, 0, "", "", "BM25 only"},
+		{"teammate required", []string{"recall", "bulk"}, 2, "", "--teammate or --all is required", ""},
+		{"unknown teammate", []string{"recall", "--teammate", "nobody", "bulk"}, 2, "", "unknown teammate", ""},
+		{"bad k", []string{"recall", "--teammate", "beacon", "-k", "0", "bulk"}, 2, "", "-k 0", ""},
+		{"index is silent off a terminal", []string{"-q", "index", "--rebuild"}, 0, "", "", "indexed"},
+		{"index says what it did under -v", []string{"-v", "index"}, 0, "", "indexed", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"--dir", dir, "--now", "2026-11-20"}, tt.args...)
+			code, out, errs := runTmem(t, args...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.wantCode, out, errs)
+			}
+			if !strings.Contains(out, tt.wantOut) {
+				t.Errorf("stdout %q, want %q in it", out, tt.wantOut)
+			}
+			if !strings.Contains(errs, tt.wantErr) {
+				t.Errorf("stderr %q, want %q in it", errs, tt.wantErr)
+			}
+			if tt.notInOut != "" && strings.Contains(out, tt.notInOut) {
+				t.Errorf("stdout holds %q", tt.notInOut)
+			}
+		})
+	}
+}
+
+func TestRecallJSONShape(t *testing.T) {
+	dir := copyExample(t)
+	_, out, _ := runTmem(t, "--dir", dir, "--now", "2026-11-20", "--json", "recall", "--teammate", "beacon", "--recency-depth", "0", "no such words zzzqqq")
+	var hits []map[string]interface{}
+	if err := json.Unmarshal([]byte(out), &hits); err != nil || hits == nil {
+		t.Fatalf("stdout %q is not a JSON array: %v", out, err)
+	}
+}
