@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -35,14 +34,6 @@ func compactWorkspace(t *testing.T) string {
 		}
 	}
 	return dir
-}
-
-func runTmem(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	f := newFactory(strings.NewReader(""), &out, &errb, func(string) string { return "" })
-	code = run(f, args)
-	return code, out.String(), errb.String()
 }
 
 func TestCompactCmd(t *testing.T) {
