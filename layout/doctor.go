@@ -12,6 +12,7 @@ import (
 const (
 	SevError   = "error"
 	SevWarning = "warning"
+	SevInfo    = "info" // not a problem with a file; never fails doctor
 )
 
 // Finding is one problem doctor found in a file.

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/recall/minilm"
 )
 
 func newDoctorCmd(f *factory) *cobra.Command {
@@ -16,7 +17,9 @@ func newDoctorCmd(f *factory) *cobra.Command {
 message, frontmatter that does not parse, unknown memory types, misnamed
 files (a daily whose title differs from its file name, a weekly for a week
 that does not exist), empty files, invalid UTF-8 and oversized files.
-Exit 0 when clean, 1 with findings.`,
+It also says whether an embedding model is installed (without one, recall
+is BM25-only; that is an info line, not a finding). Exit 0 when clean, 1
+with findings.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ws, err := f.Workspace()
@@ -30,6 +33,8 @@ Exit 0 when clean, 1 with findings.`,
 			if findings == nil {
 				findings = []layout.Finding{}
 			}
+			failed := len(findings) > 0
+			findings = append(findings, f.modelFindings()...)
 			if f.json {
 				if err := f.printJSON(findings); err != nil {
 					return err
@@ -39,10 +44,29 @@ Exit 0 when clean, 1 with findings.`,
 					fmt.Fprintln(f.stdout, fd.String())
 				}
 			}
-			if len(findings) > 0 {
+			if failed {
 				return errFindings
 			}
 			return nil
 		},
 	}
+}
+
+// modelFindings reports the embedding model's state as info lines: a
+// missing model is a normal way to run, so it never fails doctor.
+func (f *factory) modelFindings() []layout.Finding {
+	dir, err := f.modelDir(f.model)
+	if err != nil {
+		return []layout.Finding{{Path: "(model)", Severity: layout.SevInfo, Message: "no user cache folder to find an embedding model in: recall is BM25-only; set TMEM_MODEL or --model"}}
+	}
+	mi, err := minilm.Info(dir)
+	switch {
+	case err != nil:
+		return []layout.Finding{{Path: dir, Severity: layout.SevInfo, Message: err.Error()}}
+	case !mi.Complete && mi.Identity == "":
+		return []layout.Finding{{Path: dir, Severity: layout.SevInfo, Message: "no embedding model installed: recall is BM25-only; run 'tmem model pull' (or 'tmem model pull --from DIR')"}}
+	case !mi.Complete:
+		return []layout.Finding{{Path: dir, Severity: layout.SevInfo, Message: "embedding model loads but does not match the pinned all-MiniLM-L6-v2 files; 'tmem model info' lists them"}}
+	}
+	return nil
 }

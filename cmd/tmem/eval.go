@@ -10,7 +10,6 @@ import (
 )
 
 func newEvalCmd(f *factory) *cobra.Command {
-	var model string
 	cmd := &cobra.Command{
 		Use:   "eval FILE",
 		Short: "Score recall on a labelled question set",
@@ -24,7 +23,7 @@ temporary folder, so no index is left beside the set.`,
   tmem eval --json testdata/eval/questions.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := f.indexOptions(model, nil)
+			opts, err := f.indexOptions(f.model, nil)
 			if err != nil {
 				return err
 			}
@@ -49,6 +48,5 @@ temporary folder, so no index is left beside the set.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&model, "model", "", "embedding model folder (default: BM25 only)")
 	return cmd
 }

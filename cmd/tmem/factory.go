@@ -24,6 +24,7 @@ type factory struct {
 	now     string
 	quiet   bool
 	verbose bool
+	model   string
 }
 
 func newFactory(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *factory {

@@ -10,7 +10,6 @@ type indexOptions struct {
 	teammates []string
 	all       bool
 	rebuild   bool
-	model     string
 }
 
 func newIndexCmd(f *factory) *cobra.Command {
@@ -39,7 +38,7 @@ an ETA.`,
 				}
 			}
 			bar, progress := f.newProgress()
-			ix, err := f.openIndex(ws, opts.model, progress)
+			ix, err := f.openIndex(ws, f.model, progress)
 			if err != nil {
 				return err
 			}
@@ -68,7 +67,6 @@ an ETA.`,
 	fl.StringSliceVar(&opts.teammates, "teammate", nil, "teammates to index (default: all)")
 	fl.BoolVar(&opts.all, "all", false, "index every teammate (the default)")
 	fl.BoolVar(&opts.rebuild, "rebuild", false, "rebuild from scratch")
-	fl.StringVar(&opts.model, "model", "", "embedding model folder (default: BM25 only)")
 	cmd.MarkFlagsMutuallyExclusive("teammate", "all")
 	return cmd
 }

@@ -20,7 +20,6 @@ type recallOptions struct {
 	k            int
 	noSync       bool
 	recencyDepth int
-	model        string
 	boost        map[string]string
 }
 
@@ -33,7 +32,7 @@ func newRecallCmd(f *factory) *cobra.Command {
 summaries, WISDOM.md sections, dailies older than the recent window, and the
 shared CROSS-TEAM.md. The index is synced with the files first unless
 --no-sync. Each hit is printed as a block headed path:start-end; --json prints
-an array of hits. Without an embedding model (--model) the search is BM25 only.
+an array of hits. Without an embedding model (see tmem model) the search is BM25 only.
 
 Ranking: BM25 and vector scores are fused, typed memories are boosted over
 episodic summaries, each file appears once (its best chunk, merged with
@@ -66,7 +65,7 @@ weekly summaries are always included.`,
 			if err != nil {
 				return err
 			}
-			iopts, err := f.indexOptions(opts.model, nil)
+			iopts, err := f.indexOptions(f.model, nil)
 			if err != nil {
 				return err
 			}
@@ -99,7 +98,6 @@ weekly summaries are always included.`,
 	fl.IntVarP(&opts.k, "k", "k", 10, "number of hits")
 	fl.BoolVar(&opts.noSync, "no-sync", false, "search the index as it is, without syncing it with the files")
 	fl.IntVar(&opts.recencyDepth, "recency-depth", recall.DefaultRanking.RecencyDepth, "most recent weekly summaries always included (0: none)")
-	fl.StringVar(&opts.model, "model", "", "embedding model folder (default: BM25 only)")
 	fl.StringToStringVar(&opts.boost, "boost", nil, "score multiplier per kind, e.g. typed=1.3,daily=0.9 (defaults: "+boostDefaults()+")")
 	cmd.MarkFlagsMutuallyExclusive("teammate", "all")
 	return cmd

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -32,14 +31,6 @@ func copyExample(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dst
-}
-
-func runTmem(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	f := newFactory(strings.NewReader(""), &out, &errb, func(string) string { return "" })
-	code = run(f, args)
-	return code, out.String(), errb.String()
 }
 
 func TestRecallCommand(t *testing.T) {

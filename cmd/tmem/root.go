@@ -28,6 +28,7 @@ and compacts old logs into summaries.
 	pf.StringVar(&f.now, "now", "", "the current time, RFC 3339 or YYYY-MM-DD (default: $TMEM_NOW, else the clock)")
 	pf.BoolVarP(&f.quiet, "quiet", "q", false, "print nothing but data and errors")
 	pf.BoolVarP(&f.verbose, "verbose", "v", false, "print progress detail on stderr")
+	pf.StringVar(&f.model, "model", "", "embedding model folder (default: $TMEM_MODEL, else the user cache folder; none installed means BM25-only recall)")
 	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 
@@ -38,6 +39,9 @@ and compacts old logs into summaries.
 		newListCmd(f),
 		newShowCmd(f),
 		newDoctorCmd(f),
+		newModelCmd(f),
+		newContextCmd(f),
+		newCompactCmd(f),
 		newRecallCmd(f),
 		newIndexCmd(f),
 		newEvalCmd(f),

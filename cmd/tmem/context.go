@@ -1,0 +1,120 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	memctx "github.com/tmemhq/tmem/context"
+)
+
+type contextOptions struct {
+	teammate  string
+	budget    int
+	tokenizer string
+	format    string
+	tz        string
+}
+
+func newContextCmd(f *factory) *cobra.Command {
+	opts := &contextOptions{}
+	cmd := &cobra.Command{
+		Use:   "context --teammate NAME [--budget N] [--tokenizer NAME] [--format markdown|json] [TASK | -]",
+		Short: "Print the prompt stack a teammate gets before a task",
+		Long: `Print the prompt stack injected before a task, in this order: SOUL.md,
+GOALS.md, WISDOM.md, memories recalled with the task text, recent daily
+logs, session state, roster, memory update instructions, output protocol,
+current date and time, and the task. With "-" the task is read from stdin.
+
+Recalled memories and daily logs share the memory budget (--budget tokens,
+counted exactly with --tokenizer). Daily logs may use 3/4 of it: today's
+log always goes in whole, then earlier entries newest first, whole, until
+one does not fit; nothing older is tried after it. Recall gets the rest,
+including what the daily logs leave unused; a memory that does not fit is
+dropped whole. Every other section is outside the budget.
+
+With --json (or --format json), print a manifest instead: each section with
+its token count and sources, each daily entry and recalled memory with why
+it was included or dropped, and the budget. The same input and --now give
+byte-identical output.`,
+		Example: `  tmem context --teammate beacon "Why are Norwave containers missing from search?"
+  echo "Review the release notes" | tmem context --teammate quill --budget 16000 -
+  tmem context --teammate atlas --json --now 2026-11-20T09:30:00Z --tz Europe/Berlin "Plan the demo"`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.budget < memctx.MinBudget {
+				return usageErrorf("--budget %d: want at least %d tokens", opts.budget, memctx.MinBudget)
+			}
+			asJSON := f.json
+			switch opts.format {
+			case "markdown", "md":
+				if f.json && cmd.Flags().Changed("format") {
+					return usageErrorf("--json and --format %s contradict each other", opts.format)
+				}
+			case "json":
+				asJSON = true
+			default:
+				return usageErrorf("--format %q: want markdown or json", opts.format)
+			}
+			tok, err := memctx.NewTokenizer(opts.tokenizer)
+			if err != nil {
+				return usageError{fmt.Errorf("--tokenizer: %w", err)}
+			}
+			loc := time.Local
+			if opts.tz != "" {
+				if loc, err = time.LoadLocation(opts.tz); err != nil {
+					return usageErrorf("--tz %q: not a time zone (want an IANA name such as Europe/Berlin, or UTC)", opts.tz)
+				}
+			}
+			task, err := f.readArg(args)
+			if err != nil {
+				return err
+			}
+			ws, err := f.Workspace()
+			if err != nil {
+				return err
+			}
+			if _, err := f.teammate(ws, opts.teammate); err != nil {
+				return err
+			}
+			clock, err := f.Clock()
+			if err != nil {
+				return err
+			}
+			rec, closeRecall, err := openRecaller(f, ws)
+			if err != nil {
+				return err
+			}
+			defer closeRecall()
+			res, err := memctx.Build(cmd.Context(), ws, memctx.Options{
+				Teammate: opts.teammate, Task: task, Budget: opts.budget, Tokenizer: tok,
+				Now: clock, Location: loc, Recaller: rec,
+			})
+			if err != nil {
+				return err
+			}
+			for _, n := range res.Manifest.Notes {
+				if strings.HasPrefix(n, "budget exceeded") {
+					f.warnf("%s", n)
+				} else {
+					f.infof("%s", n)
+				}
+			}
+			if asJSON {
+				return f.printJSON(res.Manifest)
+			}
+			_, err = fmt.Fprint(f.stdout, res.Text)
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.teammate, "teammate", "", "teammate whose stack to build")
+	fl.IntVar(&opts.budget, "budget", memctx.DefaultBudget, "memory budget in tokens, shared by recalled memories and daily logs")
+	fl.StringVar(&opts.tokenizer, "tokenizer", memctx.DefaultTokenizer, "token counter: "+strings.Join(memctx.TokenizerNames(), ", ")+" (chars4 is a cheap estimate)")
+	fl.StringVar(&opts.format, "format", "markdown", "output format: markdown or json (the manifest; same as --json)")
+	fl.StringVar(&opts.tz, "tz", "", "time zone of today and of the stated time, an IANA name (default: local)")
+	_ = cmd.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(memctx.TokenizerNames(), cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"markdown", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}

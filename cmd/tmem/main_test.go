@@ -1,0 +1,44 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"tmem": func() {
+			f := newFactory(os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+			os.Exit(run(f, os.Args[1:]))
+		},
+	})
+}
+
+// TestScripts runs the CLI end to end: cmd/tmem/testdata/script/*.txtar.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("TMEM_NOW", "")
+			env.Setenv("TMEM_DIR", "")
+			env.Setenv("TMEM_MODEL", "")
+			env.Setenv("TMEM_MODEL_BASE_URL", "")
+			tiny, err := filepath.Abs("../../recall/minilm/testdata/tiny")
+			if err != nil {
+				return err
+			}
+			env.Setenv("TINY_MODEL", tiny)
+			// The real tokenizer and config files, provided beside the repository.
+			shared, err := filepath.Abs("../../../shared/models/all-MiniLM-L6-v2")
+			if err != nil {
+				return err
+			}
+			env.Setenv("SHARED_MODEL", shared)
+			return nil
+		},
+		Cmds: scriptCmds,
+	})
+}

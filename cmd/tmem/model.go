@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/tmemhq/tmem/recall/minilm"
+)
+
+type modelOptions struct {
+	from    string
+	backend string
+	baseURL string
+}
+
+// modelDir resolves --model, else $TMEM_MODEL, else the user cache folder.
+func (f *factory) modelDir(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	return minilm.DefaultModelDir(f.getenv)
+}
+
+func newModelCmd(f *factory) *cobra.Command {
+	opts := &modelOptions{}
+	cmd := &cobra.Command{
+		Use:   "model",
+		Short: "Install and inspect the embedding model (all-MiniLM-L6-v2)",
+		Long: `Recall ranks with BM25 alone until an embedding model is installed. The
+model lives in --model DIR, else $TMEM_MODEL, else the user cache folder
+(~/.cache/tmem/models/all-MiniLM-L6-v2). Every file is checked against
+pinned sha256 sums.`,
+	}
+
+	pull := &cobra.Command{
+		Use:   "pull [--from DIR]",
+		Short: "Download (or copy with --from) the pinned model and verify it",
+		Long: `Download the pinned revision of sentence-transformers/all-MiniLM-L6-v2:
+model.onnx, tokenizer.json, config.json and the other tokenizer files. A
+partial download resumes; a file whose size or sha256 does not match its pin
+is refused and removed. --from DIR installs from a local folder with the same
+checks (for machines without network access).`,
+		Example: `  tmem model pull
+  tmem model pull --from /mnt/usb/all-MiniLM-L6-v2`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, err := f.modelDir(f.model)
+			if err != nil {
+				return err
+			}
+			if opts.baseURL == "" {
+				opts.baseURL = f.getenv("TMEM_MODEL_BASE_URL")
+			}
+			if opts.from != "" {
+				if err := minilm.Install(opts.from, dir); err != nil {
+					return err
+				}
+			} else if err := minilm.Pull(cmd.Context(), minilm.PullOptions{Dir: dir, BaseURL: opts.baseURL, Progress: f.progressWriter()}); err != nil {
+				return err
+			}
+			if f.json {
+				info, err := minilm.Info(dir)
+				if err != nil {
+					return err
+				}
+				return f.printJSON(info)
+			}
+			f.infof("model installed in %s", dir)
+			return nil
+		},
+	}
+	pull.Flags().StringVar(&opts.from, "from", "", "install from this local folder instead of downloading")
+	pull.Flags().StringVar(&opts.baseURL, "base-url", "", "model hub or mirror to download from (default: $TMEM_MODEL_BASE_URL, else "+minilm.DefaultBaseURL+")")
+
+	info := &cobra.Command{
+		Use:   "info",
+		Short: "Show the installed model, its checksums and the backend that runs it",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, err := f.modelDir(f.model)
+			if err != nil {
+				return err
+			}
+			mi, err := minilm.Info(dir)
+			if err != nil {
+				return err
+			}
+			backend := "none (model not installed: run 'tmem model pull')"
+			if mi.Complete || mi.Identity != "" {
+				if e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: opts.backend, Getenv: f.getenv}); err == nil {
+					backend = e.Backend()
+					e.Close()
+				} else {
+					backend = "unavailable: " + err.Error()
+				}
+			}
+			if f.json {
+				return f.printJSON(struct {
+					minilm.ModelInfo
+					Backend string `json:"backend"`
+				}{mi, backend})
+			}
+			fmt.Fprintf(f.stdout, "model:    %s@%s\nfolder:   %s\ncomplete: %v\nbackend:  %s\nidentity: %s\n",
+				mi.Repo, mi.Revision, mi.Dir, mi.Complete, backend, dash(mi.Identity))
+			tw := tabwriter.NewWriter(f.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "file\tstatus\tsha256")
+			for _, fs := range mi.Files {
+				status := "ok"
+				switch {
+				case !fs.Present:
+					status = "missing"
+				case !fs.OK:
+					status = fmt.Sprintf("MISMATCH (%d bytes)", fs.GotSize)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", fs.Name, status, dash(fs.GotSHA256))
+			}
+			return tw.Flush()
+		},
+	}
+	info.Flags().StringVar(&opts.backend, "backend", "auto", "auto, go or ort")
+	cmd.AddCommand(pull, info)
+	return cmd
+}
+
+// progressWriter is stderr on a terminal unless --quiet or --json, else
+// nothing: progress never reaches cron mail or JSON consumers.
+func (f *factory) progressWriter() io.Writer {
+	if f.quiet || f.json {
+		return nil
+	}
+	if fd, ok := f.stderr.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(fd.Fd())) {
+		return f.stderr
+	}
+	if f.verbose {
+		return f.stderr
+	}
+	return nil
+}

@@ -1,0 +1,236 @@
+package compact
+
+import (
+	"context"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+// twoDays keeps Mondays and Thursdays: enough for every week to have logs
+// while the golden file stays readable.
+func twoDays(d time.Time) bool { return d.Weekday() == time.Monday || d.Weekday() == time.Thursday }
+
+// markedLines returns every line of the workspace's dailies that must
+// survive compaction word for word.
+func markedLines(t *testing.T, ws *layout.Workspace) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, f := range mustFiles(t, ws, "beacon") {
+		if f.Kind != layout.KindDaily {
+			continue
+		}
+		b, err := os.ReadFile(ws.Abs(f.Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := layout.Parse(f.Path, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range d.Entries {
+			for _, l := range scanLines(e.Heading, e.Text) {
+				if l.Marked {
+					out[l.Text] = f.Path
+				}
+			}
+		}
+	}
+	return out
+}
+
+func mustFiles(t *testing.T, ws *layout.Workspace, name string) []layout.File {
+	t.Helper()
+	fs, err := ws.Files(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
+
+// TestEpisodicGolden compacts generated logs with a fixed now and compares
+// the whole tree with a golden file: which weeks and months are made, their
+// frontmatter and provenance, what is deleted and kept. Each case also
+// checks that marked lines survive word for word and that a second run
+// changes nothing.
+func TestEpisodicGolden(t *testing.T) {
+	tests := []struct {
+		name, from, to, now, golden string
+	}{
+		// 14 months: monthlies for the weeks over 52 weeks old, weeklies
+		// after, this week's and the last 7 days' dailies kept.
+		{"fourteen months", "2025-09-01", "2026-11-18", "2026-11-18", "episodic.txtar"},
+		// 2026 has 53 ISO weeks, so on 2027-12-08 (2027-W49) both 2026-W48
+		// (monthly 2026-11) and 2026-W49, which runs from 30 November into
+		// December (monthly 2026-12, by its Thursday), are over 52 weeks
+		// old; 2026-W53 crosses into 2027 and stays a weekly.
+		{"iso edges", "2026-11-23", "2027-01-17", "2027-12-08", "iso-edges.txtar"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := genWorkspace(t, day(tt.from), day(tt.to), 3, twoDays)
+			marked := markedLines(t, ws)
+			opts := Options{Episodic: true, Now: fixed(tt.now)}
+			res, err := Run(context.Background(), ws, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Deleted) == 0 || len(res.Written) == 0 {
+				t.Fatalf("nothing compacted: %+v", res)
+			}
+			tree := snapshot(t, ws)
+			golden(t, tt.golden, tree)
+			if len(marked) == 0 {
+				t.Fatal("the generated logs hold no marked lines")
+			}
+			for line, from := range marked {
+				if !strings.Contains(tree, line) {
+					t.Errorf("%s: marked line lost: %q", from, line)
+				}
+			}
+			res, err = Run(context.Background(), ws, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Plan.Units) != 0 {
+				t.Errorf("second run planned %d units, first %s", len(res.Plan.Units), res.Plan.Units[0].ID)
+			}
+			if got := snapshot(t, ws); got != tree {
+				t.Errorf("second run changed the tree:\n%s", diffLines(tree, got))
+			}
+		})
+	}
+}
+
+// TestLateDailyMerged adds a back-filled day to a week that already has
+// a weekly summary, and to a week already folded into a monthly: both are
+// merged, not skipped and not duplicated.
+func TestLateDailyMerged(t *testing.T) {
+	ws := genWorkspace(t, day("2025-09-01"), day("2026-11-18"), 2, twoDays)
+	opts := Options{Episodic: true, Now: fixed("2026-11-18")}
+	if _, err := Run(context.Background(), ws, opts); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, day, summary string
+	}{
+		{"weekly", "2026-10-06", "beacon/memory/weekly/2026-W41.md"},
+		{"monthly", "2025-10-07", "beacon/memory/monthly/2025-10.md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			line := "- Decision: back-filled on " + tt.day + " after the fact"
+			writeFile(t, ws, "beacon/memory/"+tt.day+".md", "# "+tt.day+"\n\n## Late note\n\n"+line+"\n", day(tt.day))
+			old, err := os.ReadFile(ws.Abs(tt.summary))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Run(context.Background(), ws, opts); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(ws.Abs(tt.summary))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(got), line) {
+				t.Errorf("%s does not hold the late line", tt.summary)
+			}
+			if !strings.Contains(string(got), tt.day+".md sha256:") {
+				t.Errorf("%s does not cite %s.md in its sources", tt.summary, tt.day)
+			}
+			oldDoc, _ := layout.Parse(tt.summary, old)
+			for _, e := range oldDoc.Entries {
+				for _, l := range strings.Split(e.Text, "\n") {
+					if l != "" && strings.Count(string(got), l+"\n") != 1 {
+						t.Errorf("line %q is in the merged summary %d times, want once", l, strings.Count(string(got), l+"\n"))
+					}
+				}
+			}
+			if _, err := os.Stat(ws.Abs("beacon/memory/" + tt.day + ".md")); !os.IsNotExist(err) {
+				t.Errorf("the late daily was not deleted: %v", err)
+			}
+		})
+	}
+}
+
+// TestWeeklyShorter checks that a week of daily use (5 entries a day)
+// becomes a weekly summary under a third of the dailies' size.
+func TestWeeklyShorter(t *testing.T) {
+	ws := genWorkspace(t, day("2026-10-05"), day("2026-11-01"), 5, nil)
+	var before, after int64
+	for _, f := range mustFiles(t, ws, "beacon") {
+		before += f.Size
+	}
+	if _, err := Run(context.Background(), ws, Options{Episodic: true, Now: fixed("2026-11-18")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range mustFiles(t, ws, "beacon") {
+		if f.Kind == layout.KindDaily {
+			t.Errorf("%s was not compacted", f.Path)
+		}
+		after += f.Size
+	}
+	if after*3 > before {
+		t.Errorf("4 weeks of dailies were %d bytes, their weeklies %d: want under a third", before, after)
+	}
+}
+
+// TestDryRun plans without touching anything.
+func TestDryRun(t *testing.T) {
+	ws := genWorkspace(t, day("2026-10-05"), day("2026-11-18"), 2, nil)
+	before := snapshot(t, ws)
+	res, err := Run(context.Background(), ws, Options{DryRun: true, Now: fixed("2026-11-18")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Plan.Units) == 0 || len(res.Written)+len(res.Deleted) != 0 {
+		t.Fatalf("dry run: %d units planned, %d written, %d deleted", len(res.Plan.Units), len(res.Written), len(res.Deleted))
+	}
+	if after := snapshot(t, ws); after != before {
+		t.Errorf("dry run changed the workspace:\n%s", diffLines(before, after))
+	}
+	if _, err := os.Stat(ws.Abs(journalPath)); !os.IsNotExist(err) {
+		t.Errorf("dry run left a journal: %v", err)
+	}
+}
+
+// TestDailyChangedDuringCompaction appends to a daily after the plan is
+// journalled and before it is applied: the daily is kept, and the next run
+// merges the new entry into the weekly and deletes it.
+func TestDailyChangedDuringCompaction(t *testing.T) {
+	ws := genWorkspace(t, day("2026-11-02"), day("2026-11-08"), 2, nil)
+	entry := "Decision: appended while compaction ran"
+	opts := Options{Episodic: true, Now: fixed("2026-11-25")}
+	opts.afterStep = func(n int) {
+		if n == 1 { // the journal is written; nothing applied yet
+			if _, err := ws.AppendDaily(context.Background(), "beacon", day("2026-11-04"), "Late", entry); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	res, err := Run(context.Background(), ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Kept) != 1 || res.Kept[0].Path != "beacon/memory/2026-11-04.md" {
+		t.Fatalf("kept %+v, want the changed daily", res.Kept)
+	}
+	if got := paths(t, ws, "beacon", layout.KindDaily); !reflect.DeepEqual(got, []string{"2026-11-04.md"}) {
+		t.Fatalf("dailies left %q", got)
+	}
+	res, err = Run(context.Background(), ws, Options{Episodic: true, Now: fixed("2026-11-25")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(t, ws, "beacon", layout.KindDaily); len(got) != 0 {
+		t.Errorf("dailies left after the second run: %q", got)
+	}
+	b, _ := os.ReadFile(ws.Abs("beacon/memory/weekly/2026-W45.md"))
+	if !strings.Contains(string(b), entry) {
+		t.Errorf("the appended entry is not in the weekly:\n%s", b)
+	}
+}

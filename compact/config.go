@@ -1,0 +1,139 @@
+package compact
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v2"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+// ConfigFile is the workspace configuration file, relative to the
+// .teammates folder. Compaction reads its `compact:` section:
+//
+//	compact:
+//	  summarizer: command          # extractive (default) | command | openai
+//	  command: [claude, -p]        # the program and its arguments ("claude -p" works too); prompt on stdin
+//	  timeout: 2m                  # per summary, command and openai
+//	  openai:
+//	    base_url: http://127.0.0.1:11434/v1
+//	    model: llama3.1
+//	    api_key_env: OPENAI_API_KEY  # the variable holding the key; may be unset
+//	  wisdom_budget: 2000          # tokens (chars/4)
+//	  keep_weeks: 52
+//	  keep_recent_days: 7
+const ConfigFile = "tmem.yaml"
+
+// Config is the `compact:` section of ConfigFile.
+type Config struct {
+	Summarizer     string       `yaml:"summarizer"`
+	Command        Argv         `yaml:"command"`
+	Timeout        string       `yaml:"timeout"`
+	OpenAI         OpenAIConfig `yaml:"openai"`
+	WisdomBudget   int          `yaml:"wisdom_budget"`
+	KeepWeeks      int          `yaml:"keep_weeks"`
+	KeepRecentDays int          `yaml:"keep_recent_days"`
+}
+
+// Argv is a command line: a YAML list, or a string split on spaces.
+type Argv []string
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (a *Argv) UnmarshalYAML(unmarshal func(interface{}) error) error {
+	var s string
+	if err := unmarshal(&s); err == nil {
+		*a = strings.Fields(s)
+		return nil
+	}
+	var list []string
+	if err := unmarshal(&list); err != nil {
+		return fmt.Errorf("compact.command: want a list or a string")
+	}
+	*a = list
+	return nil
+}
+
+// OpenAIConfig configures the openai summarizer.
+type OpenAIConfig struct {
+	BaseURL   string `yaml:"base_url"`
+	Model     string `yaml:"model"`
+	APIKeyEnv string `yaml:"api_key_env"`
+}
+
+// LoadConfig reads the workspace's ConfigFile; a missing file is the zero
+// Config.
+func LoadConfig(ws *layout.Workspace) (Config, error) {
+	var file struct {
+		Compact Config `yaml:"compact"`
+	}
+	b, err := os.ReadFile(filepath.Join(ws.Root, ConfigFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Config{}, nil
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("read %s: %w", ConfigFile, err)
+	}
+	if err := yaml.Unmarshal(b, &file); err != nil {
+		return Config{}, &layout.ParseError{Path: ConfigFile, Err: err}
+	}
+	return file.Compact, nil
+}
+
+// Summarizers lists the names NewSummarizer accepts.
+var Summarizers = []string{"extractive", "command", "openai"}
+
+// NewSummarizer builds the summarizer named name (empty means the
+// config's, else extractive). getenv reads the API key variable.
+func (c Config) NewSummarizer(name string, ws *layout.Workspace, getenv func(string) string) (Summarizer, error) {
+	if name == "" {
+		name = c.Summarizer
+	}
+	var timeout time.Duration
+	if c.Timeout != "" {
+		d, err := time.ParseDuration(c.Timeout)
+		if err != nil {
+			return nil, fmt.Errorf("%s: compact.timeout %q: %w", ConfigFile, c.Timeout, err)
+		}
+		timeout = d
+	}
+	switch name {
+	case "", "extractive":
+		return Extractive{}, nil
+	case "command":
+		if len(c.Command) == 0 {
+			return nil, fmt.Errorf("summarizer command: set compact.command in %s (e.g. [claude, -p])", ConfigFile)
+		}
+		return Command{Argv: c.Command, Timeout: timeout, Templates: ws.TemplatesDir()}, nil
+	case "openai":
+		o := c.OpenAI
+		if o.BaseURL == "" || o.Model == "" {
+			return nil, fmt.Errorf("summarizer openai: set compact.openai.base_url and compact.openai.model in %s", ConfigFile)
+		}
+		key := ""
+		if o.APIKeyEnv != "" {
+			key = getenv(o.APIKeyEnv)
+		}
+		return OpenAI{BaseURL: o.BaseURL, Model: o.Model, APIKey: key, Timeout: timeout, Templates: ws.TemplatesDir()}, nil
+	}
+	return nil, fmt.Errorf("summarizer %q: want one of extractive, command, openai", name)
+}
+
+// Apply copies the config's retention and budget settings into opts where
+// opts leaves them unset.
+func (c Config) Apply(opts *Options) {
+	if opts.WisdomBudget == 0 {
+		opts.WisdomBudget = c.WisdomBudget
+	}
+	if opts.KeepWeeks == 0 {
+		opts.KeepWeeks = c.KeepWeeks
+	}
+	if opts.KeepRecentDays == 0 {
+		opts.KeepRecentDays = c.KeepRecentDays
+	}
+}

@@ -1,0 +1,109 @@
+package compact
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// OpenAI is a Summarizer that calls any OpenAI-compatible chat-completions
+// endpoint (OpenAI, a local llama.cpp or Ollama server, a gateway).
+type OpenAI struct {
+	BaseURL   string // e.g. https://api.openai.com/v1
+	Model     string
+	APIKey    string // sent as a bearer token when not empty
+	Timeout   time.Duration
+	Templates string       // folder of prompt template overrides; may be ""
+	Client    *http.Client // nil means http.DefaultClient
+}
+
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type chatRequest struct {
+	Model       string        `json:"model"`
+	Messages    []chatMessage `json:"messages"`
+	Temperature float64       `json:"temperature"`
+}
+
+type chatResponse struct {
+	Choices []struct {
+		Message chatMessage `json:"message"`
+	} `json:"choices"`
+	Error *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// Summarize implements Summarizer.
+func (o OpenAI) Summarize(ctx context.Context, req Request) (string, error) {
+	if o.BaseURL == "" || o.Model == "" {
+		return "", errors.New("openai summarizer: base URL and model are required")
+	}
+	prompt, err := Prompt(o.Templates, req)
+	if err != nil {
+		return "", err
+	}
+	body, _ := json.Marshal(chatRequest{Model: o.Model, Messages: []chatMessage{
+		{Role: "system", Content: "You compact an AI teammate's Markdown memory. Answer with the requested Markdown only."},
+		{Role: "user", Content: prompt},
+	}})
+	timeout := o.Timeout
+	if timeout == 0 {
+		timeout = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	url := strings.TrimRight(o.BaseURL, "/") + "/chat/completions"
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return "", fmt.Errorf("openai summarizer: %w", err)
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	if o.APIKey != "" {
+		hr.Header.Set("Authorization", "Bearer "+o.APIKey)
+	}
+	client := o.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(hr)
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			return "", fmt.Errorf("openai summarizer: timed out after %s", timeout)
+		}
+		return "", fmt.Errorf("openai summarizer: %w", err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return "", fmt.Errorf("openai summarizer: read response: %w", err)
+	}
+	var cr chatResponse
+	jerr := json.Unmarshal(raw, &cr)
+	if resp.StatusCode != http.StatusOK {
+		msg := strings.TrimSpace(string(raw))
+		if jerr == nil && cr.Error != nil {
+			msg = cr.Error.Message
+		}
+		if len(msg) > 200 {
+			msg = msg[:200] + "…"
+		}
+		return "", fmt.Errorf("openai summarizer: %s: %s", resp.Status, msg)
+	}
+	if jerr != nil {
+		return "", fmt.Errorf("openai summarizer: %w: response is not chat-completions JSON: %v", ErrInvalidOutput, jerr)
+	}
+	if len(cr.Choices) == 0 {
+		return "", fmt.Errorf("openai summarizer: %w: no choices", ErrInvalidOutput)
+	}
+	return cleanOutput(cr.Choices[0].Message.Content), nil
+}

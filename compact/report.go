@@ -1,0 +1,59 @@
+package compact
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+// Options builds compaction options from the config: the summarizer
+// (named, else configured, else extractive) and the retention settings.
+func (c Config) Options(ws *layout.Workspace, summarizer string, getenv func(string) string) (Options, error) {
+	s, err := c.NewSummarizer(summarizer, ws, getenv)
+	if err != nil {
+		return Options{}, err
+	}
+	o := Options{Summarizer: s}
+	c.Apply(&o)
+	return o, nil
+}
+
+// WriteText prints a plan for people: one line per unit, then what is
+// kept on purpose, what failed and the WISDOM.md merge proposals.
+func (p *Plan) WriteText(w io.Writer) error {
+	var b strings.Builder
+	if len(p.Units) == 0 {
+		b.WriteString("nothing to compact\n")
+	}
+	for _, u := range p.Units {
+		var parts []string
+		for _, wr := range u.Writes {
+			verb := "update"
+			if wr.Before == "" {
+				verb = "create"
+			}
+			parts = append(parts, verb+" "+wr.Path)
+		}
+		if n := len(u.Deletes); n > 0 {
+			names := make([]string, 0, n)
+			for _, d := range u.Deletes {
+				names = append(names, d.Path[strings.LastIndex(d.Path, "/")+1:])
+			}
+			parts = append(parts, fmt.Sprintf("delete %d (%s)", n, strings.Join(names, ", ")))
+		}
+		fmt.Fprintf(&b, "%s: %s\n", u.ID, strings.Join(parts, "; "))
+	}
+	for _, k := range p.Kept {
+		fmt.Fprintf(&b, "keep %s: %s\n", k.Path, k.Reason)
+	}
+	for _, f := range p.Failed {
+		fmt.Fprintf(&b, "fail %s: %s\n", f.Unit, f.Error)
+	}
+	for _, pr := range p.Proposals {
+		fmt.Fprintf(&b, "propose merging %s WISDOM.md entries %q: %s\n", pr.Teammate, pr.Entries, pr.Reason)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

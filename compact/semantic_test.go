@@ -1,0 +1,186 @@
+package compact
+
+import (
+	"context"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func semanticFixture(t *testing.T) (ws interface{ Abs(string) string }, run func(Options) (*Result, error), tree func() string) {
+	t.Helper()
+	b, err := os.ReadFile("testdata/semantic-in.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := fromTxtar(t, string(b))
+	old := day("2026-06-01")
+	for _, f := range mustFiles(t, w, "beacon") {
+		if err := os.Chtimes(w.Abs(f.Path), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w, func(o Options) (*Result, error) {
+			o.Semantic, o.Now = true, fixed("2026-11-18")
+			return Run(context.Background(), w, o)
+		}, func() string {
+			return snapshot(t, w)
+		}
+}
+
+// TestSemantic distils the fixture's memories into WISDOM.md: similar
+// memories make a new entry or reinforce an existing one, absorbed ones
+// are deleted unless still active, others are left.
+func TestSemantic(t *testing.T) {
+	ws, run, tree := semanticFixture(t)
+	res, err := run(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tree()
+	golden(t, "semantic.txtar", got)
+	wantDeleted := []string{"beacon/memory/feedback_no_mocks.md", "beacon/memory/feedback_real_api.md", "beacon/memory/feedback_review_size.md", "beacon/memory/feedback_small_prs.md"}
+	del := append([]string{}, res.Deleted...)
+	sortStrings(del)
+	if !reflect.DeepEqual(del, wantDeleted) {
+		t.Errorf("deleted %q, want %q", del, wantDeleted)
+	}
+	for _, keep := range []string{"feedback_changelog.md", "project_mock_drift.md", "reference_dashboards.md"} {
+		if _, err := os.Stat(ws.Abs("beacon/memory/" + keep)); err != nil {
+			t.Errorf("%s should be left: %v", keep, err)
+		}
+	}
+	w, _ := os.ReadFile(ws.Abs("beacon/WISDOM.md"))
+	for _, want := range []string{
+		"Sources: feedback_small_prs.md, feedback_review_size.md",
+		"Keep this exactly as it is, even though nothing cites it.",
+		"feedback_no_mocks.md, feedback_real_api.md, project_mock_drift.md",
+	} {
+		if !strings.Contains(string(w), want) {
+			t.Errorf("WISDOM.md lacks %q:\n%s", want, w)
+		}
+	}
+	res, err = run(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Plan.Units) != 0 || tree() != got {
+		t.Errorf("second run is not a no-op: %+v", res.Plan.Units)
+	}
+	t.Run("an active source is absorbed once it settles", func(t *testing.T) {
+		if !strings.Contains(string(w), "project_mock_drift.md (active)") {
+			t.Fatalf("the active memory is not cited as active:\n%s", w)
+		}
+		p := ws.Abs("beacon/memory/project_mock_drift.md")
+		b, _ := os.ReadFile(p)
+		if err := os.WriteFile(p, []byte(strings.Replace(string(b), "status: active\n", "", 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		old := day("2026-06-01")
+		os.Chtimes(p, old, old)
+		res, err := run(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(res.Deleted, []string{"beacon/memory/project_mock_drift.md"}) {
+			t.Errorf("deleted %q, want the settled memory", res.Deleted)
+		}
+		w, _ := os.ReadFile(ws.Abs("beacon/WISDOM.md"))
+		if !strings.Contains(string(w), "feedback_real_api.md, project_mock_drift.md\n") {
+			t.Errorf("the settled memory is not cited plainly:\n%s", w)
+		}
+	})
+}
+
+// TestWisdomBudget checks that an over-budget WISDOM.md gets merge
+// proposals for its least-reinforced entries and is never truncated.
+func TestWisdomBudget(t *testing.T) {
+	ws, run, _ := semanticFixture(t)
+	res, err := run(Options{WisdomBudget: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Plan.Proposals) == 0 {
+		t.Fatal("no merge proposed for an over-budget WISDOM.md")
+	}
+	if p := res.Plan.Proposals[0]; !reflect.DeepEqual(p.Entries[:1], []string{"Hand-written entry"}) {
+		t.Errorf("first proposal %q, want the least-reinforced entry (Hand-written entry) first", p.Entries)
+	}
+	w, _ := os.ReadFile(ws.Abs("beacon/WISDOM.md"))
+	for _, h := range []string{"## Ship small changes", "## Hand-written entry", "## Real API in integration tests"} {
+		if !strings.Contains(string(w), h) {
+			t.Errorf("WISDOM.md lost %q", h)
+		}
+	}
+	res, err = run(Options{})
+	if err != nil || len(res.Plan.Proposals) != 0 {
+		t.Errorf("under the default budget: proposals %v, err %v", res.Plan.Proposals, err)
+	}
+}
+
+// TestExtractTypedMemories checks that lessons and facts in dailies become
+// typed memories, join a similar memory instead of duplicating it, and
+// are added once however often they recur.
+func TestExtractTypedMemories(t *testing.T) {
+	ws := fromTxtar(t, `-- beacon/SOUL.md --
+# Beacon
+-- beacon/memory/feedback_pin_versions.md --
+---
+name: Pin versions
+description: Pin tool versions in CI
+type: feedback
+---
+
+Lesson: pin tool versions in CI.
+-- beacon/memory/2026-11-02.md --
+# 2026-11-02
+
+## CI broke
+
+- Lesson: pin the linter versions in CI too
+- Fact: the staging database is reset every Sunday night
+
+## Lessons learned
+
+- Retry budgets belong in config, not code
+-- beacon/memory/2026-11-10.md --
+# 2026-11-10
+
+## Again
+
+- Lesson: pin the linter versions in CI too
+- #lesson retry budgets belong in config, not code
+`)
+	if _, err := Run(context.Background(), ws, Options{Episodic: true, Now: fixed("2026-11-25")}); err != nil {
+		t.Fatal(err)
+	}
+	got := paths(t, ws, "beacon", "typed")
+	want := []string{"feedback_pin_versions.md", "feedback_retry_budgets_belong_config.md", "project_staging_database_reset_every.md"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("typed memories %q, want %q", got, want)
+	}
+	pin, _ := os.ReadFile(ws.Abs("beacon/memory/feedback_pin_versions.md"))
+	if strings.Count(string(pin), "Lesson: pin the linter versions in CI too") != 1 {
+		t.Errorf("the recurring lesson is not in the similar memory exactly once:\n%s", pin)
+	}
+	if !strings.Contains(string(pin), "- 2026-11-02.md") {
+		t.Errorf("the updated memory does not cite its source:\n%s", pin)
+	}
+	retry, _ := os.ReadFile(ws.Abs("beacon/memory/feedback_retry_budgets_belong_config.md"))
+	if !strings.Contains(string(retry), "#lesson retry budgets belong in config, not code") {
+		t.Errorf("the tagged lesson was not added to the similar memory:\n%s", retry)
+	}
+	_ = time.Now
+}
+
+func sortStrings(s []string) {
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+}

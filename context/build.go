@@ -1,0 +1,351 @@
+package context
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/recall"
+	"github.com/tmemhq/tmem/templates"
+)
+
+// Budget defaults and bounds, in tokens.
+const (
+	// DefaultBudget is the memory budget shared by recalled memories and
+	// the recent daily logs.
+	DefaultBudget = 32000
+	// MinBudget is the smallest budget Build accepts: below it even the
+	// headings of the two memory sections would not fit.
+	MinBudget = 256
+	// DefaultRecallK is the fewest hits Build asks recall for; it asks for
+	// one per RecallTokensPerHit tokens granted to recall when that is
+	// more, up to MaxRecallK, so that recall can fill what the daily logs
+	// leave.
+	DefaultRecallK     = 20
+	RecallTokensPerHit = 400
+	MaxRecallK         = 100
+)
+
+// DailyShare is the part of the budget the recent daily logs may use:
+// 24,000 of the default 32,000 tokens. Recall gets the rest plus whatever
+// the daily logs leave unused.
+func DailyShare(budget int) int { return budget * 3 / 4 }
+
+// Recaller is the part of the recall index Build needs.
+type Recaller interface {
+	Search(ctx context.Context, q recall.Query) ([]recall.Hit, error)
+	// HasVectors reports whether the index ranks with an embedding model
+	// as well as BM25.
+	HasVectors() bool
+}
+
+// Options configure Build.
+type Options struct {
+	Teammate string
+	// Task is the user's message: the last section, and the recall query.
+	Task string
+	// Budget is the memory budget in tokens; 0 means DefaultBudget.
+	Budget int
+	// Tokenizer counts tokens; nil means NewTokenizer(DefaultTokenizer).
+	Tokenizer Tokenizer
+	// Now is the clock; required. It decides which daily logs are recent
+	// and the date and time the stack states.
+	Now func() time.Time
+	// Location is the time zone of "today" and of the stated time; nil
+	// means Now's own location.
+	Location *time.Location
+	// Recaller finds relevant memories; nil leaves that section empty and
+	// says so in the manifest.
+	Recaller Recaller
+	// RecallK is how many hits to ask for; 0 scales it with the budget
+	// (see DefaultRecallK).
+	RecallK int
+}
+
+// Result is a built prompt stack.
+type Result struct {
+	Text     string // the Markdown document, sections in stack order
+	Manifest Manifest
+}
+
+// Section names, in stack order.
+const (
+	SectionSoul         = "soul"
+	SectionGoals        = "goals"
+	SectionWisdom       = "wisdom"
+	SectionRecall       = "recall"
+	SectionDailies      = "dailies"
+	SectionSession      = "session"
+	SectionRoster       = "roster"
+	SectionInstructions = "instructions"
+	SectionProtocol     = "protocol"
+	SectionNow          = "now"
+	SectionTask         = "task"
+)
+
+// section is one part of the stack while it is being built.
+type section struct {
+	Section
+	text string // "# heading\n\n…\n\n"; the last section ends in a single "\n"
+}
+
+// builder holds what the sections of one Build share.
+type builder struct {
+	ws      *layout.Workspace
+	mate    layout.Teammate
+	now     time.Time
+	tok     Tokenizer
+	prefix  string // shown before workspace-relative paths: ".teammates/"
+	files   []layout.File
+	fixed   map[string]string // path → section name, for SOUL, GOALS and WISDOM
+	man     *Manifest
+	dailies []dayLog
+}
+
+// Build assembles the prompt stack of one teammate for one task:
+// SOUL.md, GOALS.md and WISDOM.md, recalled memories, recent daily logs,
+// session state, roster, memory update instructions, output protocol,
+// current date and time, and the task. Recalled memories and daily logs
+// share the memory budget (see the package documentation for the rules);
+// the other sections are outside it and reported with their sizes. Build
+// creates the teammate's empty session file if it is missing, and writes
+// nothing else.
+func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, error) {
+	if opts.Now == nil {
+		return nil, errors.New("build context: no clock (Options.Now is nil)")
+	}
+	budget := opts.Budget
+	if budget == 0 {
+		budget = DefaultBudget
+	}
+	if budget < MinBudget {
+		return nil, fmt.Errorf("build context: budget of %d tokens is below the minimum of %d", budget, MinBudget)
+	}
+	tok := opts.Tokenizer
+	if tok == nil {
+		var err error
+		if tok, err = NewTokenizer(DefaultTokenizer); err != nil {
+			return nil, err
+		}
+	}
+	mate, err := ws.Teammate(opts.Teammate)
+	if err != nil {
+		return nil, fmt.Errorf("build context: %w", err)
+	}
+	now := opts.Now()
+	if opts.Location != nil {
+		now = now.In(opts.Location)
+	}
+	files, err := ws.Files(mate.Name)
+	if err != nil {
+		return nil, fmt.Errorf("build context for %s: %w", mate.Name, err)
+	}
+	b := &builder{
+		ws: ws, mate: mate, now: now, tok: tok, files: files,
+		prefix: filepath.Base(ws.Root) + "/",
+		man: &Manifest{
+			Teammate: mate.Name, Now: now.Format(time.RFC3339), TimeZone: zoneName(now),
+			Tokenizer: tok.Name(), Notes: []string{}, Dailies: []DailyEntry{},
+		},
+	}
+	b.man.Budget = Budget{Total: budget, DailyShare: DailyShare(budget), RecallMin: budget - DailyShare(budget)}
+
+	var secs []section
+	for _, f := range []struct{ name, file, heading string }{
+		{SectionSoul, "SOUL.md", "Identity"},
+		{SectionGoals, "GOALS.md", "Goals"},
+		{SectionWisdom, "WISDOM.md", "Wisdom"},
+	} {
+		s, err := b.fileSection(f.name, f.file, f.heading)
+		if err != nil {
+			return nil, err
+		}
+		secs = append(secs, s)
+	}
+	dailies := b.dailySection()
+	rec, err := b.recallSection(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	secs = append(secs, rec, dailies)
+	session, err := b.sessionSection()
+	if err != nil {
+		return nil, err
+	}
+	roster, err := b.rosterSection()
+	if err != nil {
+		return nil, err
+	}
+	secs = append(secs, session, roster)
+	for _, t := range []struct{ name, file, heading string }{
+		{SectionInstructions, templates.Instructions, "Memory updates"},
+		{SectionProtocol, templates.Protocol, "Output protocol"},
+	} {
+		s, err := b.templateSection(t.name, t.file, t.heading)
+		if err != nil {
+			return nil, err
+		}
+		secs = append(secs, s)
+	}
+	secs = append(secs, b.nowSection(), b.taskSection(opts.Task))
+
+	var doc strings.Builder
+	m := b.man
+	for i := range secs {
+		s := &secs[i]
+		if i == len(secs)-1 {
+			s.text = strings.TrimSuffix(s.text, "\n")
+		}
+		if !s.InBudget {
+			s.Tokens = tok.Count(s.text)
+			m.Budget.OutsideBudget += s.Tokens
+		}
+		if s.Sources == nil {
+			s.Sources = []string{}
+		}
+		s.Offset, s.Bytes = doc.Len(), len(s.text)
+		doc.WriteString(s.text)
+		m.Sections = append(m.Sections, s.Section)
+	}
+	bu := &m.Budget
+	bu.Used = bu.DailiesUsed + bu.RecallUsed
+	if bu.Used > bu.Total {
+		bu.Exceeded, bu.ExceededBy = true, bu.Used-bu.Total
+		m.Notes = append(m.Notes, fmt.Sprintf("budget exceeded by %d tokens: today's log alone takes %d of the %d-token budget, and it is always included whole", bu.ExceededBy, bu.DailiesUsed, bu.Total))
+	}
+	text := doc.String()
+	m.TotalTokens = tok.Count(text)
+	return &Result{Text: text, Manifest: *m}, nil
+}
+
+// zoneName names t's zone: its IANA name when it has one, else its
+// abbreviation.
+func zoneName(t time.Time) string {
+	if n := t.Location().String(); n != "" && n != "Local" {
+		return n
+	}
+	abbr, _ := t.Zone()
+	return abbr
+}
+
+// newSection renders "# heading\n\nbody\n\n".
+func newSection(name, heading, body string, sources ...string) section {
+	return section{
+		Section: Section{Name: name, Heading: heading, Sources: sources},
+		text:    "# " + heading + "\n\n" + strings.TrimSpace(body) + "\n\n",
+	}
+}
+
+func (b *builder) show(rel string) string { return "`" + b.prefix + rel + "`" }
+
+// fileSection renders SOUL.md, GOALS.md or WISDOM.md without frontmatter,
+// its headings nested under the section's own.
+func (b *builder) fileSection(name, file, heading string) (section, error) {
+	rel := b.mate.Name + "/" + file
+	if b.fixed == nil {
+		b.fixed = map[string]string{}
+	}
+	b.fixed[rel] = name
+	src, err := os.ReadFile(b.ws.Abs(rel))
+	if errors.Is(err, fs.ErrNotExist) {
+		s := newSection(name, heading+" — "+b.prefix+rel, "_"+b.show(rel)+" does not exist yet._")
+		s.Note = "file missing"
+		return s, nil
+	}
+	if err != nil {
+		return section{}, fmt.Errorf("build context: read %s: %w", rel, err)
+	}
+	d, err := layout.Parse(rel, src)
+	if err != nil { // one broken file must not cost the agent its whole stack
+		b.man.Notes = append(b.man.Notes, "left out: "+err.Error())
+		s := newSection(name, heading+" — "+b.prefix+rel, "_"+b.show(rel)+" was left out: it does not parse (see `tmem doctor`)._")
+		s.Note = "file does not parse"
+		return s, nil
+	}
+	body := strings.TrimSpace(string(d.Body))
+	if body == "" {
+		body = "_" + b.show(rel) + " is empty._"
+	}
+	return newSection(name, heading+" — "+b.prefix+rel, demote(body, 1), rel), nil
+}
+
+// sessionSection points at the session file, creating it empty when
+// missing so that the agent can open it straight away.
+func (b *builder) sessionSection() (section, error) {
+	abs := b.ws.SessionPath(b.mate.Name)
+	rel := b.ws.Rel(abs)
+	if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+		if err := b.ws.CreateFile(rel, nil); err != nil && !errors.Is(err, layout.ErrExists) {
+			return section{}, fmt.Errorf("build context: create session file: %w", err)
+		}
+	}
+	body := "Your session file is " + b.show(rel) + ". Read it when you start: it holds what " +
+		"your previous task left for this one. Keep it up to date as you work (open threads, " +
+		"working notes, next steps) and rewrite it before you finish, so that the next task " +
+		"can pick up where you stopped. It is scratch space and never committed: anything that " +
+		"should last belongs in your memory files."
+	return newSection(SectionSession, "Session state", body, rel), nil
+}
+
+// rosterSection lists every teammate with its role.
+func (b *builder) rosterSection() (section, error) {
+	mates, err := b.ws.Teammates()
+	if err != nil {
+		return section{}, fmt.Errorf("build context: %w", err)
+	}
+	var lines, sources []string
+	for _, t := range mates {
+		l := "- **" + t.Name + "**"
+		if t.Name == b.mate.Name {
+			l += " (you)"
+		}
+		if t.Role != "" {
+			l += " — " + t.Role
+		}
+		lines = append(lines, l)
+		sources = append(sources, t.Name+"/SOUL.md")
+	}
+	return newSection(SectionRoster, "Roster", strings.Join(lines, "\n"), sources...), nil
+}
+
+// templateSection renders a template, from the workspace's templates
+// folder when it overrides the built-in one.
+func (b *builder) templateSection(name, file, heading string) (section, error) {
+	vars := map[string]string{"name": b.mate.Name, "memory_dir": b.prefix + b.mate.Name + "/memory"}
+	out, err := templates.Render(b.ws.TemplatesDir(), file, vars)
+	if err != nil {
+		return section{}, fmt.Errorf("build context: %w", err)
+	}
+	src := "template:" + file
+	if _, err := os.Stat(filepath.Join(b.ws.TemplatesDir(), file)); err == nil {
+		src = b.ws.Rel(filepath.Join(b.ws.TemplatesDir(), file))
+	}
+	return newSection(name, heading, string(out), src), nil
+}
+
+// nowSection states the date, time and zone.
+func (b *builder) nowSection() section {
+	t := b.now
+	_, off := t.Zone()
+	sign := "+"
+	if off < 0 {
+		sign, off = "-", -off
+	}
+	body := fmt.Sprintf("%s, %s (UTC%s%02d:%02d, %s)", t.Weekday(), t.Format("2006-01-02 15:04 MST"),
+		sign, off/3600, off%3600/60, zoneName(t))
+	return newSection(SectionNow, "Current date and time", body)
+}
+
+// taskSection is the user's message, verbatim.
+func (b *builder) taskSection(task string) section {
+	if strings.TrimSpace(task) == "" {
+		return newSection(SectionTask, "Task", "_No task given._")
+	}
+	return newSection(SectionTask, "Task", task)
+}

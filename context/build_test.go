@@ -1,0 +1,520 @@
+package context
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/recall"
+)
+
+const exampleTask = "Why are Norwave containers missing from search, and is the DLQ replay finished before the demo freeze?"
+
+func manifestJSON(t testing.TB, m Manifest) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./context/... -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; run go test ./context/... -update and review the diff\n--- got:\n%s", name, got)
+	}
+}
+
+func TestBuildGolden(t *testing.T) {
+	tests := []struct {
+		name      string
+		teammate  string
+		budget    int
+		tokenizer string
+		vectors   bool
+	}{
+		{name: "beacon", teammate: "beacon", tokenizer: O200k, vectors: true},
+		{name: "beacon_small_budget", teammate: "beacon", budget: 1500, tokenizer: O200k, vectors: true},
+		{name: "quill_cl100k_bm25", teammate: "quill", budget: 4000, tokenizer: Cl100k},
+		{name: "atlas_chars4", teammate: "atlas", budget: 3000, tokenizer: Chars4, vectors: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := copyExample(t)
+			rec := &fakeRecaller{ws: ws, now: exampleNow, vectors: tt.vectors}
+			opts := Options{
+				Teammate: tt.teammate, Task: exampleTask, Budget: tt.budget,
+				Tokenizer: mustTokenizer(t, tt.tokenizer), Now: fixedClock(exampleNow),
+				Location: time.UTC, Recaller: rec,
+			}
+			r, err := Build(context.Background(), ws, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, tt.name+".md", []byte(r.Text))
+			checkGolden(t, tt.name+".json", manifestJSON(t, r.Manifest))
+
+			again, err := Build(context.Background(), ws, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.Text != r.Text || !bytes.Equal(manifestJSON(t, again.Manifest), manifestJSON(t, r.Manifest)) {
+				t.Error("a second build with the same input differs")
+			}
+			checkInvariants(t, r, opts.Tokenizer)
+		})
+	}
+}
+
+// checkInvariants checks what must hold for every build.
+func checkInvariants(t *testing.T, r *Result, tok Tokenizer) {
+	t.Helper()
+	m := r.Manifest
+	want := []string{SectionSoul, SectionGoals, SectionWisdom, SectionRecall, SectionDailies, SectionSession,
+		SectionRoster, SectionInstructions, SectionProtocol, SectionNow, SectionTask}
+	if len(m.Sections) != len(want) {
+		t.Fatalf("%d sections, want %d", len(m.Sections), len(want))
+	}
+	off := 0
+	for i, s := range m.Sections {
+		if s.Name != want[i] {
+			t.Errorf("section %d is %q, want %q", i, s.Name, want[i])
+		}
+		if s.Offset != off {
+			t.Errorf("section %s starts at %d, want %d", s.Name, s.Offset, off)
+		}
+		off += s.Bytes
+		text := r.Text[s.Offset : s.Offset+s.Bytes]
+		if !strings.HasPrefix(text, "# "+s.Heading+"\n") {
+			t.Errorf("section %s does not start with its heading: %.40q", s.Name, text)
+		}
+		if n := tok.Count(text); n != s.Tokens {
+			t.Errorf("section %s: manifest says %d tokens, counted %d", s.Name, s.Tokens, n)
+		}
+		if s.InBudget != (s.Name == SectionRecall || s.Name == SectionDailies) {
+			t.Errorf("section %s: in_budget = %v", s.Name, s.InBudget)
+		}
+	}
+	sum := 0
+	for _, s := range m.Sections {
+		sum += s.Tokens
+	}
+	// BPE pre-tokenization splits at "\n\n# ", so section counts add up
+	// exactly; chars4 rounds each section up.
+	if sum != m.TotalTokens && (tok.Name() != Chars4 || sum < m.TotalTokens) {
+		t.Errorf("sections add up to %d tokens, the document counts %d", sum, m.TotalTokens)
+	}
+	if off != len(r.Text) {
+		t.Errorf("sections cover %d bytes of %d", off, len(r.Text))
+	}
+	b := m.Budget
+	rec := tok.Count(sectionText(t, r, SectionRecall))
+	dai := tok.Count(sectionText(t, r, SectionDailies))
+	if rec != b.RecallUsed || dai != b.DailiesUsed || b.Used != rec+dai {
+		t.Errorf("budget use: manifest %d+%d=%d, counted %d+%d", b.DailiesUsed, b.RecallUsed, b.Used, dai, rec)
+	}
+	if b.RecallGranted != max(b.Total-b.DailiesUsed, 0) {
+		t.Errorf("recall granted %d, want total %d minus dailies %d", b.RecallGranted, b.Total, b.DailiesUsed)
+	}
+	todayOnly := true
+	for _, d := range m.Dailies {
+		if d.Today && d.Decision != Included {
+			t.Errorf("today's entry %q was dropped", d.Heading)
+		}
+		if !d.Today && d.Decision == Included {
+			todayOnly = false
+		}
+	}
+	if b.Exceeded != (b.Used > b.Total) || b.ExceededBy != max(b.Used-b.Total, 0) {
+		t.Errorf("exceeded = %v by %d, but used %d of %d", b.Exceeded, b.ExceededBy, b.Used, b.Total)
+	}
+	if b.Used > b.Total {
+		// Only today's log may push the stack over budget.
+		if !todayOnly {
+			t.Errorf("over budget (%d > %d) with older daily entries included", b.Used, b.Total)
+		}
+		for _, it := range m.Recall.Items {
+			if it.Decision == Included {
+				t.Errorf("over budget (%d > %d) with recalled memory %s included", b.Used, b.Total, it.Path)
+			}
+		}
+	}
+	// Daily entries are listed newest first; the included ones are a prefix.
+	dropped := false
+	for _, d := range m.Dailies {
+		if d.Decision == Dropped {
+			dropped = true
+		} else if dropped {
+			t.Errorf("entry %s %q included after an older-first gap", d.Path, d.Heading)
+		}
+	}
+	// Recall fills what is left: a memory dropped for its size would not
+	// fit next to the included ones.
+	used := tok.Count("# " + recallHeading + "\n\n")
+	for _, it := range m.Recall.Items {
+		if it.Decision == Included {
+			used += it.Tokens
+		}
+	}
+	for _, it := range m.Recall.Items {
+		if it.Decision == Dropped && strings.HasPrefix(it.Why, "does not fit") && used+it.Tokens <= b.RecallGranted {
+			t.Errorf("recalled memory %s (%d tokens) was dropped but fits: %d used of %d", it.Path, it.Tokens, used, b.RecallGranted)
+		}
+	}
+}
+
+func TestBuildEdgeCases(t *testing.T) {
+	soul := "---\nrole: Tester\n---\n# Solo\n\n## Identity\n\nTests things.\n"
+	bigToday := "# 2026-11-20\n\n## Huge entry\n\n" + strings.Repeat("A long line of notes about the ingest pipeline and its failures.\n", 400)
+	tests := []struct {
+		name  string
+		files map[string]string
+		opts  Options
+		check func(t *testing.T, r *Result)
+	}{
+		{
+			name:  "empty teammate with only SOUL.md",
+			files: map[string]string{"solo/SOUL.md": soul},
+			check: func(t *testing.T, r *Result) {
+				for _, want := range []string{"`.teammates/solo/GOALS.md` does not exist yet", "`.teammates/solo/WISDOM.md` does not exist yet",
+					"_No log for today yet: it goes in `.teammates/solo/memory/2026-11-20.md`._", "_No recalled memories for this task._",
+					"- **solo** (you) — Tester"} {
+					if !strings.Contains(r.Text, want) {
+						t.Errorf("text lacks %q", want)
+					}
+				}
+				if len(r.Manifest.Dailies) != 0 || r.Manifest.Budget.Exceeded {
+					t.Errorf("dailies %v, exceeded %v", r.Manifest.Dailies, r.Manifest.Budget.Exceeded)
+				}
+			},
+		},
+		{
+			name:  "today's log larger than the whole budget",
+			files: map[string]string{"solo/SOUL.md": soul, "solo/memory/2026-11-20.md": bigToday, "solo/memory/2026-11-19.md": "# 2026-11-19\n\n## Small\n\nx\n"},
+			opts:  Options{Budget: 1000},
+			check: func(t *testing.T, r *Result) {
+				b := r.Manifest.Budget
+				if !b.Exceeded || b.ExceededBy != b.Used-1000 || b.ExceededBy <= 0 {
+					t.Errorf("budget %+v: want exceeded by used-1000", b)
+				}
+				if !strings.Contains(r.Text, bigToday[len("# 2026-11-20\n\n## Huge entry\n\n"):]) {
+					t.Error("today's log is not whole")
+				}
+				if strings.Contains(r.Text, "### Small") {
+					t.Error("an older entry went in over budget")
+				}
+				if !hasNote(r, "budget exceeded by") {
+					t.Errorf("notes %q do not say the budget was exceeded", r.Manifest.Notes)
+				}
+			},
+		},
+		{
+			name: "files that do not parse are left out with a note",
+			files: map[string]string{"solo/SOUL.md": soul,
+				"solo/WISDOM.md":            "---\nname: [unclosed\n---\n# Wisdom\n",
+				"solo/memory/2026-11-19.md": "# 2026-11-19\n\n## Bad\n\n\x00\n",
+				"solo/memory/2026-11-18.md": "# 2026-11-18\n\n## Good\n\nfine\n"},
+			check: func(t *testing.T, r *Result) {
+				if !strings.Contains(r.Text, "_`.teammates/solo/WISDOM.md` was left out: it does not parse (see `tmem doctor`)._") {
+					t.Error("wisdom section does not say the file was left out")
+				}
+				if !hasNote(r, "left out: solo/WISDOM.md:") || !hasNote(r, "left out: solo/memory/2026-11-19.md:") {
+					t.Errorf("notes %q", r.Manifest.Notes)
+				}
+				if !strings.Contains(r.Text, "### Good\n\nfine") {
+					t.Error("a good daily was lost with the bad one")
+				}
+			},
+		},
+		{
+			name:  "no recall index",
+			files: map[string]string{"solo/SOUL.md": soul},
+			opts:  Options{Recaller: nil},
+			check: func(t *testing.T, r *Result) {
+				if r.Manifest.Recall.Mode != RecallOff || !hasNote(r, "no recall index") {
+					t.Errorf("mode %q notes %q", r.Manifest.Recall.Mode, r.Manifest.Notes)
+				}
+			},
+		},
+		{
+			name:  "task with headings stays verbatim at the end",
+			files: map[string]string{"solo/SOUL.md": soul},
+			opts:  Options{Task: "# Plan\n\n## Step one\n\nDo it.\n"},
+			check: func(t *testing.T, r *Result) {
+				if !strings.HasSuffix(r.Text, "# Task\n\n# Plan\n\n## Step one\n\nDo it.\n") {
+					t.Errorf("task section: %q", r.Text[len(r.Text)-60:])
+				}
+			},
+		},
+		{
+			name: "template override",
+			files: map[string]string{"solo/SOUL.md": soul,
+				"templates/output-protocol.md": "Reply in haiku, {{name}}."},
+			check: func(t *testing.T, r *Result) {
+				if !strings.Contains(r.Text, "# Output protocol\n\nReply in haiku, solo.\n\n") {
+					t.Error("override not used")
+				}
+				s := r.Manifest.Sections[8]
+				if len(s.Sources) != 1 || s.Sources[0] != "templates/output-protocol.md" {
+					t.Errorf("protocol sources %q", s.Sources)
+				}
+			},
+		},
+		{
+			name: "time zone and weekday",
+			files: map[string]string{"solo/SOUL.md": soul,
+				"solo/memory/2026-11-20.md": "# 2026-11-20\n\n## Late\n\nx\n", "solo/memory/2026-11-21.md": "# 2026-11-21\n\n## Next day\n\ny\n"},
+			opts: Options{Location: time.FixedZone("NZDT", 13*3600)},
+			check: func(t *testing.T, r *Result) {
+				// 09:30 UTC is 22:30 in UTC+13, still the 20th.
+				if !strings.Contains(r.Text, "Friday, 2026-11-20 22:30 NZDT (UTC+13:00, NZDT)") {
+					t.Errorf("now section: %q", sectionText(t, r, SectionNow))
+				}
+				if strings.Contains(r.Text, "Next day") {
+					t.Error("a log from the future went in")
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := writeFiles(t, tt.files)
+			opts := tt.opts
+			opts.Teammate = "solo"
+			opts.Now = fixedClock(exampleNow)
+			if opts.Tokenizer == nil {
+				opts.Tokenizer = mustTokenizer(t, O200k)
+			}
+			r, err := Build(context.Background(), ws, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, r, opts.Tokenizer)
+			tt.check(t, r)
+			if _, err := os.Stat(ws.SessionPath("solo")); err != nil {
+				t.Errorf("session file not created: %v", err)
+			}
+		})
+	}
+}
+
+func hasNote(r *Result, prefix string) bool {
+	for _, n := range r.Manifest.Notes {
+		if strings.HasPrefix(n, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestBuildRecall(t *testing.T) {
+	ws := copyExample(t)
+	base := Options{Teammate: "beacon", Task: exampleTask, Now: fixedClock(exampleNow), Location: time.UTC, Tokenizer: mustTokenizer(t, O200k)}
+	t.Run("bm25 only when there is no model", func(t *testing.T) {
+		opts := base
+		opts.Recaller = &fakeRecaller{ws: ws, now: exampleNow}
+		r, err := Build(context.Background(), ws, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Manifest.Recall.Mode != RecallBM25 || r.Manifest.Recall.HasVectors || !hasNote(r, "no embedding model") {
+			t.Errorf("mode %q, notes %q", r.Manifest.Recall.Mode, r.Manifest.Notes)
+		}
+		if !strings.Contains(sectionText(t, r, SectionRecall), "_Source: .teammates/beacon/memory/") {
+			t.Error("no recalled memory with its source")
+		}
+	})
+	t.Run("query is the task for the teammate", func(t *testing.T) {
+		opts := base
+		rec := &fakeRecaller{ws: ws, now: exampleNow}
+		opts.Recaller, opts.RecallK = rec, 7
+		if _, err := Build(context.Background(), ws, opts); err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.queries) != 1 || rec.queries[0].Text != exampleTask || rec.queries[0].K != 7 || len(rec.queries[0].Teammates) != 1 || rec.queries[0].Teammates[0] != "beacon" {
+			t.Errorf("queries %+v", rec.queries)
+		}
+	})
+	t.Run("memories already in the stack are dropped", func(t *testing.T) {
+		opts := base
+		opts.Recaller = &fakeRecaller{ws: ws, now: exampleNow, vectors: true, extra: []recall.Hit{
+			{Teammate: "beacon", Path: "beacon/memory/2026-11-20.md", Kind: "daily", StartLine: 3, EndLine: 7, Score: 9, Text: "dup of today"},
+			{Teammate: "beacon", Path: "beacon/WISDOM.md", Kind: "wisdom", StartLine: 1, EndLine: 4, Score: 8, Text: "dup of wisdom"},
+			{Teammate: "beacon", Path: "beacon/memory/user_priya.md", Kind: "typed", Type: "user", StartLine: 1, EndLine: 6, Score: 0.01, Text: "second chunk of a file"},
+		}}
+		r, err := Build(context.Background(), ws, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		why := map[string]string{}
+		for _, it := range r.Manifest.Recall.Items {
+			if it.Decision == Dropped {
+				why[it.Path+":"+it.Why] = it.Why
+			}
+		}
+		for _, want := range []string{
+			"beacon/memory/2026-11-20.md:already in the stack: the recent daily logs",
+			"beacon/WISDOM.md:already in the stack: the wisdom section",
+		} {
+			if _, ok := why[want]; !ok {
+				t.Errorf("no drop %q in %v", want, why)
+			}
+		}
+		if strings.Contains(r.Text, "dup of") {
+			t.Error("a duplicate reached the text")
+		}
+	})
+	t.Run("recall failure is a note", func(t *testing.T) {
+		opts := base
+		opts.Recaller = &fakeRecaller{ws: ws, err: errors.New("index is corrupt")}
+		r, err := Build(context.Background(), ws, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Manifest.Recall.Error != "index is corrupt" || !hasNote(r, "recall failed") {
+			t.Errorf("recall %+v notes %q", r.Manifest.Recall, r.Manifest.Notes)
+		}
+	})
+	t.Run("cancelled context is an error", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		opts := base
+		opts.Recaller = &fakeRecaller{ws: ws, err: context.Canceled}
+		if _, err := Build(ctx, ws, opts); !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+	})
+}
+
+func TestBuildErrors(t *testing.T) {
+	ws := copyExample(t)
+	tests := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"unknown teammate lists the known ones", Options{Teammate: "nobody", Now: fixedClock(exampleNow)}, `unknown teammate "nobody" (known: atlas, beacon, quill)`},
+		{"no clock", Options{Teammate: "beacon"}, "no clock"},
+		{"budget too small", Options{Teammate: "beacon", Now: fixedClock(exampleNow), Budget: 100}, "below the minimum of 256"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Build(context.Background(), ws, tt.opts)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+	t.Run("unknown teammate is a typed error", func(t *testing.T) {
+		_, err := Build(context.Background(), ws, Options{Teammate: "nobody", Now: fixedClock(exampleNow)})
+		var ut *layout.UnknownTeammateError
+		if !errors.As(err, &ut) || len(ut.Known) != 3 {
+			t.Errorf("err = %#v", err)
+		}
+	})
+}
+
+// Builds in parallel share the tokenizer and its cache, and give the same
+// bytes as one build alone.
+func TestBuildConcurrent(t *testing.T) {
+	ws := copyExample(t)
+	opts := Options{Teammate: "beacon", Task: exampleTask, Now: fixedClock(exampleNow), Location: time.UTC,
+		Tokenizer: mustTokenizer(t, Cl100k), Recaller: &fakeRecaller{ws: ws, now: exampleNow}}
+	want, err := Build(context.Background(), ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			o := opts
+			o.Recaller = &fakeRecaller{ws: ws, now: exampleNow}
+			r, err := Build(context.Background(), ws, o)
+			if err == nil && r.Text != want.Text {
+				err = errors.New("a parallel build differs")
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// The real recall index is a Recaller.
+var _ Recaller = (*recall.Index)(nil)
+
+// TestBuildWithRecallIndex builds on the example workspace with the real
+// recall index in BM25 mode: the stack keeps its invariants and nothing
+// recalled repeats what is already injected.
+func TestBuildWithRecallIndex(t *testing.T) {
+	ws := copyExample(t)
+	ix, err := recall.Open(ws, recall.Options{Now: fixedClock(exampleNow)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	tok := mustTokenizer(t, O200k)
+	for _, budget := range []int{DefaultBudget, 2500, MinBudget} {
+		t.Run(fmt.Sprint(budget), func(t *testing.T) {
+			r, err := Build(context.Background(), ws, Options{Teammate: "beacon", Task: exampleTask, Budget: budget,
+				Tokenizer: tok, Now: fixedClock(exampleNow), Location: time.UTC, Recaller: ix})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, r, tok)
+			m := r.Manifest
+			if m.Recall.Mode != RecallBM25 || len(m.Recall.Items) == 0 {
+				t.Fatalf("recall mode %q with %d items", m.Recall.Mode, len(m.Recall.Items))
+			}
+			fixed := map[string]bool{"beacon/SOUL.md": true, "beacon/GOALS.md": true, "beacon/WISDOM.md": true}
+			included := 0
+			for _, it := range m.Recall.Items {
+				if it.Decision != Included {
+					continue
+				}
+				included++
+				if fixed[it.Path] {
+					t.Errorf("recalled %s, which is a section of its own", it.Path)
+				}
+				for _, d := range m.Dailies {
+					if d.Decision == Included && d.Path == it.Path && d.StartLine <= it.EndLine && it.StartLine <= d.EndLine {
+						t.Errorf("recalled %s:%d-%d, which is in the recent daily logs", it.Path, it.StartLine, it.EndLine)
+					}
+				}
+			}
+			if budget == DefaultBudget && included == 0 {
+				t.Error("nothing recalled with the whole budget free")
+			}
+		})
+	}
+}

@@ -1,0 +1,207 @@
+package context
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+// dayLog is one daily log inside the recent window.
+type dayLog struct {
+	rel     string
+	date    string
+	today   bool
+	header  block   // "## Friday 2026-11-20 (today) — path\n\n"
+	entries []block // rendered `##` entries, in file order
+	meta    []layout.Entry
+	keep    []bool // entries[i] goes into the section
+}
+
+const dailiesHeading = "Recent daily logs"
+
+// loadDailies reads the daily logs of the recent window, newest first.
+// A log that does not parse is left out with a note.
+func (b *builder) loadDailies() []dayLog {
+	today := layout.Day(b.now)
+	var out []dayLog
+	for _, f := range b.files {
+		if f.Kind != layout.KindDaily || f.NameErr != "" || !layout.InRecentWindow(f.Date, b.now, layout.RecentDays) {
+			continue
+		}
+		src, err := os.ReadFile(b.ws.Abs(f.Path))
+		if err != nil {
+			b.man.Notes = append(b.man.Notes, fmt.Sprintf("left out: %s: cannot be read", f.Path))
+			continue
+		}
+		d, err := layout.Parse(f.Path, src)
+		if err != nil {
+			b.man.Notes = append(b.man.Notes, "left out: "+err.Error())
+			continue
+		}
+		out = append(out, b.dayLog(f, d, f.Date.Equal(today)))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].date > out[j].date })
+	return out
+}
+
+func (b *builder) dayLog(f layout.File, d *layout.Doc, today bool) dayLog {
+	l := dayLog{rel: f.Path, date: f.Date.Format(layout.DateLayout), today: today, meta: d.Entries}
+	h := "## " + f.Date.Weekday().String() + " " + l.date
+	if today {
+		h += " (today)"
+	}
+	h += " — " + b.prefix + f.Path + "\n\n"
+	l.header = block{h, b.tok.Count(h)}
+	for _, e := range d.Entries {
+		var t string
+		switch {
+		case e.Heading == "":
+			t = demote(e.Text, 1) + "\n\n"
+		case e.Text == "":
+			t = "### " + e.Heading + "\n\n"
+		default:
+			t = "### " + e.Heading + "\n\n" + demote(e.Text, 1) + "\n\n"
+		}
+		l.entries = append(l.entries, block{t, b.tok.Count(t)})
+	}
+	l.keep = make([]bool, len(l.entries))
+	return l
+}
+
+// dailySection selects and renders the recent daily logs within the daily
+// share of the budget. Today's log goes in whole, whatever its size. Then
+// the entries of earlier days are taken newest first (days newest first,
+// and within a day from its last entry back) until one does not fit: that
+// entry and every older one are left out, even if a smaller older entry
+// would fit, so that the injected logs are always everything since some
+// point in time. Days are shown newest first, entries in file order.
+func (b *builder) dailySection() section {
+	logs := b.loadDailies()
+	b.dailies = logs
+	share := b.man.Budget.DailyShare
+	head := "# " + dailiesHeading + "\n\n"
+	if len(logs) == 0 || !logs[0].today {
+		head += "_No log for today yet: it goes in " + b.show(layout.DailyPath(b.mate.Name, layout.Day(b.now))) + "._\n\n"
+	}
+	used := b.tok.Count(head)
+
+	// order lists the (log, entry) pairs eligible to be cut, in the order
+	// they are taken: the last one taken is the first one dropped.
+	type ref struct{ log, entry int }
+	var order []ref
+	stopped := false
+	whyStop := ""
+	for li := range logs {
+		l := &logs[li]
+		if l.today {
+			used += l.header.tokens
+			for ei := range l.entries {
+				l.keep[ei] = true
+				used += l.entries[ei].tokens
+			}
+			continue
+		}
+		for ei := len(l.entries) - 1; ei >= 0 && !stopped; ei-- {
+			cost := l.entries[ei].tokens
+			if !l.anyKept() {
+				cost += l.header.tokens
+			}
+			if used+cost > share {
+				stopped = true
+				whyStop = fmt.Sprintf("does not fit: needs %d tokens, %d of the daily share left", cost, max(share-used, 0))
+				break
+			}
+			l.keep[ei] = true
+			used += cost
+			order = append(order, ref{li, ei})
+		}
+	}
+
+	// BPE counts are not always additive across the joins; count the
+	// section as rendered and drop from the oldest end until it fits.
+	text := renderDailies(head, logs)
+	n := b.tok.Count(text)
+	for n > share && len(order) > 0 {
+		r := order[len(order)-1]
+		order = order[:len(order)-1]
+		logs[r.log].keep[r.entry] = false
+		if whyStop == "" {
+			whyStop = "dropped so that the section as rendered fits the daily share"
+		}
+		text = renderDailies(head, logs)
+		n = b.tok.Count(text)
+	}
+
+	var sources []string
+	dropping := false
+	for _, l := range logs {
+		for ei := len(l.entries) - 1; ei >= 0; ei-- {
+			e := l.meta[ei]
+			de := DailyEntry{Path: l.rel, Date: l.date, Today: l.today, Heading: e.Heading,
+				StartLine: e.Start, EndLine: e.End, Tokens: l.entries[ei].tokens}
+			switch {
+			case l.today:
+				de.Decision, de.Why = Included, "today's log is always included whole"
+			case l.keep[ei]:
+				de.Decision, de.Why = Included, "fits the daily share"
+			case !dropping:
+				dropping = true
+				de.Decision, de.Why = Dropped, whyStop
+			default:
+				de.Decision, de.Why = Dropped, "older than an entry that did not fit: recent logs are contiguous"
+			}
+			if de.Decision == Included && ei == firstKept(l.keep) {
+				de.Tokens += l.header.tokens
+			}
+			b.man.Dailies = append(b.man.Dailies, de)
+		}
+		if l.today || l.anyKept() {
+			sources = append(sources, l.rel)
+		}
+	}
+	// The manifest lists entries newest first, as they were taken.
+	b.man.Budget.DailiesUsed = n
+	if n > share {
+		b.man.Notes = append(b.man.Notes, fmt.Sprintf("today's log (%d tokens with its heading) is over the daily share of %d tokens; it is included whole", n, share))
+	}
+	s := section{
+		Section: Section{Name: SectionDailies, Heading: dailiesHeading, Tokens: n, InBudget: true, Sources: sources},
+		text:    text,
+	}
+	if len(logs) == 0 {
+		s.Note = "no daily logs in the last " + fmt.Sprint(layout.RecentDays) + " days"
+	}
+	return s
+}
+
+func (l *dayLog) anyKept() bool { return firstKept(l.keep) >= 0 }
+
+func firstKept(keep []bool) int {
+	for i, k := range keep {
+		if k {
+			return i
+		}
+	}
+	return -1
+}
+
+// renderDailies renders the kept entries under their day headings.
+func renderDailies(head string, logs []dayLog) string {
+	var b strings.Builder
+	b.WriteString(head)
+	for _, l := range logs {
+		if !l.today && !l.anyKept() {
+			continue
+		}
+		b.WriteString(l.header.text)
+		for i, e := range l.entries {
+			if l.keep[i] {
+				b.WriteString(e.text)
+			}
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,191 @@
+package context
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/tmemhq/tmem/recall"
+)
+
+const recallHeading = "Relevant memories"
+
+// Recall modes, as reported in RecallReport.Mode.
+const (
+	RecallHybrid = "hybrid"
+	RecallBM25   = "bm25"
+	RecallOff    = "off"
+)
+
+// recallSection asks recall for memories relevant to the task and fits
+// them into what the daily logs left of the budget. Hits are taken best
+// score first; one that fits goes in whole, one that does not is dropped
+// whole and the next, lower-scored ones are still tried (recalled
+// memories are independent of each other, unlike a day's log). Hits that
+// are already in the stack (SOUL.md, GOALS.md, WISDOM.md, an injected
+// daily entry) or that repeat a better hit of the same lines are dropped.
+func (b *builder) recallSection(ctx context.Context, opts Options) (section, error) {
+	bu := &b.man.Budget
+	granted := max(bu.Total-bu.DailiesUsed, 0)
+	bu.RecallGranted = granted
+	k := opts.RecallK
+	if k <= 0 {
+		k = min(max(DefaultRecallK, granted/RecallTokensPerHit), MaxRecallK)
+	}
+	rep := &b.man.Recall
+	rep.Query, rep.K, rep.Items = strings.TrimSpace(opts.Task), k, []RecallItem{}
+
+	var hits []recall.Hit
+	switch {
+	case opts.Recaller == nil:
+		rep.Mode = RecallOff
+		b.man.Notes = append(b.man.Notes, "no recall index: the stack has no recalled memories")
+	default:
+		rep.HasVectors = opts.Recaller.HasVectors()
+		rep.Mode = RecallHybrid
+		if !rep.HasVectors {
+			rep.Mode = RecallBM25
+			b.man.Notes = append(b.man.Notes, "no embedding model: recall ranked memories by BM25 keywords only")
+		}
+		var err error
+		hits, err = opts.Recaller.Search(ctx, recall.Query{Text: rep.Query, Teammates: []string{b.mate.Name}, K: k})
+		if err != nil {
+			if ctx.Err() != nil {
+				return section{}, fmt.Errorf("build context: recall: %w", ctx.Err())
+			}
+			rep.Error = err.Error()
+			b.man.Notes = append(b.man.Notes, "recall failed, the stack has no recalled memories: "+err.Error())
+			hits = nil
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		if hits[i].Path != hits[j].Path {
+			return hits[i].Path < hits[j].Path
+		}
+		return hits[i].StartLine < hits[j].StartLine
+	})
+
+	head := "# " + recallHeading + "\n\n"
+	used := b.tok.Count(head)
+	items := make([]RecallItem, len(hits))
+	blocks := make([]block, len(hits))
+	for i, h := range hits {
+		it := RecallItem{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Teammate: h.Teammate,
+			Kind: h.Kind, Type: h.Type, Name: h.Name, Date: h.Date, Heading: h.Heading,
+			Score: h.Score, BM25: h.BM25, Vector: h.Vector, Passes: h.Reason}
+		if it.Passes == nil {
+			it.Passes = []string{}
+		}
+		blocks[i] = b.hitBlock(h)
+		it.Tokens = blocks[i].tokens
+		if why := b.alreadyIn(h, hits[:i], items[:i]); why != "" {
+			it.Decision, it.Why = Dropped, why
+		} else if used+it.Tokens > granted {
+			it.Decision, it.Why = Dropped, fmt.Sprintf("does not fit: needs %d tokens, %d left for recall", it.Tokens, max(granted-used, 0))
+		} else {
+			it.Decision, it.Why = Included, fmt.Sprintf("rank %d by score, fits the recall budget", i+1)
+			used += it.Tokens
+		}
+		items[i] = it
+	}
+
+	// BPE counts are not always additive across the joins; count the
+	// section as rendered and drop the lowest-scored memories until it fits.
+	text := renderRecall(head, items, blocks)
+	n := b.tok.Count(text)
+	for i := len(items) - 1; i >= 0 && n > granted; i-- {
+		if items[i].Decision != Included {
+			continue
+		}
+		items[i].Decision, items[i].Why = Dropped, "dropped so that the section as rendered fits the recall budget"
+		text = renderRecall(head, items, blocks)
+		n = b.tok.Count(text)
+	}
+	var sources []string
+	for _, it := range items {
+		if it.Decision == Included {
+			sources = append(sources, fmt.Sprintf("%s:%d-%d", it.Path, it.StartLine, it.EndLine))
+		}
+	}
+	rep.Items = items
+	bu.RecallUsed = n
+	return section{
+		Section: Section{Name: SectionRecall, Heading: recallHeading, Tokens: n, InBudget: true, Sources: sources},
+		text:    text,
+	}, nil
+}
+
+// alreadyIn says why hit h is already in the stack, or "".
+func (b *builder) alreadyIn(h recall.Hit, better []recall.Hit, decided []RecallItem) string {
+	if name, ok := b.fixed[h.Path]; ok {
+		return "already in the stack: the " + name + " section"
+	}
+	for _, l := range b.dailies {
+		if l.rel != h.Path {
+			continue
+		}
+		for i, e := range l.meta {
+			if l.keep[i] && e.Start <= h.EndLine && h.StartLine <= e.End {
+				return "already in the stack: the recent daily logs"
+			}
+		}
+	}
+	for i, o := range better {
+		if decided[i].Decision == Included && o.Path == h.Path && o.StartLine <= h.EndLine && h.StartLine <= o.EndLine {
+			return "repeats lines of a higher-scored memory"
+		}
+	}
+	return ""
+}
+
+// hitBlock renders one recalled memory: a heading, its source and the
+// chunk's text with its headings nested below.
+func (b *builder) hitBlock(h recall.Hit) block {
+	title := h.Name
+	switch {
+	case title == "":
+		title = h.Heading
+	case h.Heading != "" && h.Heading != title:
+		title += " — " + h.Heading
+	}
+	if title == "" {
+		title = strings.TrimSuffix(path.Base(h.Path), ".md")
+	}
+	src := []string{fmt.Sprintf("%s%s:%d-%d", b.prefix, h.Path, h.StartLine, h.EndLine), h.Kind}
+	if h.Type != "" {
+		src = append(src, h.Type)
+	}
+	if h.Date != "" {
+		src = append(src, h.Date)
+	}
+	t := "## " + oneLine(title) + "\n\n_Source: " + strings.Join(src, " · ") + "_\n\n"
+	if body := strings.TrimSpace(h.Text); body != "" {
+		t += demote(body, 2) + "\n\n"
+	}
+	return block{t, b.tok.Count(t)}
+}
+
+// oneLine folds s onto one line, for headings.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// renderRecall renders the included memories in rank order.
+func renderRecall(head string, items []RecallItem, blocks []block) string {
+	var b strings.Builder
+	b.WriteString(head)
+	n := 0
+	for i, it := range items {
+		if it.Decision == Included {
+			b.WriteString(blocks[i].text)
+			n++
+		}
+	}
+	if n == 0 {
+		b.WriteString("_No recalled memories for this task._\n\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,64 @@
+package context
+
+import (
+	"testing"
+
+	"github.com/tmemhq/tmem/recall"
+)
+
+func TestDemote(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		levels         int
+	}{
+		{"title and entries", "# T\n\n## E\n\ntext # not heading\n", "## T\n\n### E\n\ntext # not heading\n", 1},
+		{"two levels", "## E\n### S", "#### E\n##### S", 2},
+		{"capped at six", "##### five\n###### six", "###### five\n###### six", 2},
+		{"fenced code untouched", "```sh\n# comment\n```\n# real", "```sh\n# comment\n```\n## real", 1},
+		{"tilde fence needs its own closer", "~~~\n# a\n```\n# b\n~~~\n# c", "~~~\n# a\n```\n# b\n~~~\n## c", 1},
+		{"hash without space is text", "#hashtag\n#5", "#hashtag\n#5", 1},
+		{"indented code is text", "    # code", "    # code", 1},
+		{"empty heading", "#\n", "##\n", 1},
+		{"setext headings become ATX", "Title\n=====\n\nPart\n---\ntext", "## Title\n\n\n### Part\n\ntext", 1},
+		{"thematic break stays", "text\n\n---\n\nmore", "text\n\n---\n\nmore", 1},
+		{"list item then dashes stays", "- item\n---", "- item\n---", 1},
+		{"underline in a fence stays", "```\nx\n===\n```", "```\nx\n===\n```", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := demote(tt.in, tt.levels); got != tt.want {
+				t.Errorf("demote(%q, %d) = %q, want %q", tt.in, tt.levels, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHitBlock(t *testing.T) {
+	b := &builder{prefix: ".teammates/", tok: mustTokenizer(t, Chars4)}
+	tests := []struct {
+		name string
+		hit  recall.Hit
+		want string
+	}{
+		{"typed memory with a section",
+			recall.Hit{Path: "b/memory/feedback_x.md", Kind: "typed", Type: "feedback", Name: "No mocks", Heading: "Why", StartLine: 6, EndLine: 9, Text: "Use real services.\n# Note"},
+			"## No mocks — Why\n\n_Source: .teammates/b/memory/feedback_x.md:6-9 · typed · feedback_\n\nUse real services.\n### Note\n\n"},
+		{"weekly by heading",
+			recall.Hit{Path: "b/memory/weekly/2026-W43.md", Kind: "weekly", Heading: "2026-W43", Date: "2026-10-19", StartLine: 7, EndLine: 14, Text: "- shipped"},
+			"## 2026-W43\n\n_Source: .teammates/b/memory/weekly/2026-W43.md:7-14 · weekly · 2026-10-19_\n\n- shipped\n\n"},
+		{"nothing but a path",
+			recall.Hit{Path: "CROSS-TEAM.md", Kind: "crossteam", StartLine: 1, EndLine: 1},
+			"## CROSS-TEAM\n\n_Source: .teammates/CROSS-TEAM.md:1-1 · crossteam_\n\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := b.hitBlock(tt.hit)
+			if got.text != tt.want {
+				t.Errorf("got\n%q\nwant\n%q", got.text, tt.want)
+			}
+			if got.tokens != b.tok.Count(tt.want) {
+				t.Errorf("tokens %d", got.tokens)
+			}
+		})
+	}
+}

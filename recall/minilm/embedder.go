@@ -1,0 +1,365 @@
+package minilm
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+)
+
+// ErrNoModel means the model folder lacks the files needed to embed. It is a
+// normal state: callers fall back to keyword-only recall.
+var ErrNoModel = errors.New("no embedding model")
+
+// PipelineVersion names the text preparation and pooling this package applies
+// around the model. It is part of Identity, so a change here makes callers
+// re-embed.
+const PipelineVersion = "minilm-pipeline-1:nfd-strip-mn,cjk-split,trunc256,mean,l2"
+
+// Backend names.
+const (
+	BackendAuto = "auto"
+	BackendGo   = "go"
+	BackendORT  = "ort"
+)
+
+// Options configure Open.
+type Options struct {
+	// ModelDir holds model.onnx, tokenizer.json and config.json.
+	ModelDir string
+	// Backend is "auto" (the default), "go" or "ort". "auto" picks ORT when the
+	// binary was built with the ort tag and an ONNX Runtime library is found.
+	Backend string
+	// ORTLib is the path to libonnxruntime.so. Empty means $TMEM_ORT_LIB, then
+	// the usual library folders.
+	ORTLib string
+	// BatchSize is how many texts go through the model at once (default 8).
+	BatchSize int
+	// Workers is how many batches run at the same time (default: one per core
+	// for ORT's single-threaded sessions, one for the Go backend, which
+	// spreads each batch over all cores itself).
+	Workers int
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// runner turns one batch of normalised texts into pooled, L2-normalised vectors.
+type runner interface {
+	embed(texts []string) ([][]float32, error)
+	close() error
+}
+
+// Embedder maps texts to sentence vectors with all-MiniLM-L6-v2 (or any BERT
+// export of the same shape). Create it once and reuse it; it is safe for
+// concurrent use.
+type Embedder struct {
+	dim      int
+	backend  string
+	identity string
+	batch    int
+	workers  int
+	run      runner
+	closeMu  sync.Mutex
+	closed   bool
+}
+
+// modelConfig is the part of config.json this package reads.
+type modelConfig struct {
+	HiddenSize int `json:"hidden_size"`
+}
+
+// requiredFiles must exist in a model folder for Open.
+var requiredFiles = []string{"model.onnx", "tokenizer.json", "config.json"}
+
+// identityFiles are hashed into Identity.
+var identityFiles = []string{"model.onnx", "tokenizer.json", "config.json"}
+
+// Open loads the model in o.ModelDir. It returns an error wrapping ErrNoModel
+// when the folder or one of its files is missing.
+func Open(o Options) (*Embedder, error) {
+	if err := checkModelDir(o.ModelDir); err != nil {
+		return nil, err
+	}
+	cfg, err := readConfig(o.ModelDir)
+	if err != nil {
+		return nil, err
+	}
+	id, err := identity(o.ModelDir)
+	if err != nil {
+		return nil, err
+	}
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	e := &Embedder{dim: cfg.HiddenSize, identity: id, batch: o.BatchSize, workers: o.Workers}
+	if e.batch <= 0 {
+		e.batch = 8
+	}
+	switch o.Backend {
+	case "", BackendAuto:
+		lib := findORTLib(o.ORTLib, getenv)
+		if ortAvailable && lib != "" {
+			e.run, err = newORTRunner(o.ModelDir, lib)
+			e.backend = BackendORT
+		} else {
+			e.run, err = newGoRunner(o.ModelDir)
+			e.backend = BackendGo
+		}
+	case BackendGo:
+		e.run, err = newGoRunner(o.ModelDir)
+		e.backend = BackendGo
+	case BackendORT:
+		if !ortAvailable {
+			return nil, errors.New("ort backend: this binary was built without the ort tag")
+		}
+		lib := findORTLib(o.ORTLib, getenv)
+		if lib == "" {
+			return nil, errors.New("ort backend: no ONNX Runtime library found; set TMEM_ORT_LIB")
+		}
+		e.run, err = newORTRunner(o.ModelDir, lib)
+		e.backend = BackendORT
+	default:
+		return nil, fmt.Errorf("unknown backend %q (want auto, go or ort)", o.Backend)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s backend on %s: %w", e.backend, o.ModelDir, err)
+	}
+	if e.workers <= 0 {
+		e.workers = 1
+		if e.backend == BackendORT {
+			e.workers = runtime.GOMAXPROCS(0)
+		}
+	}
+	return e, nil
+}
+
+func checkModelDir(dir string) error {
+	if dir == "" {
+		return fmt.Errorf("%w: no model folder given; run 'tmem model pull'", ErrNoModel)
+	}
+	for _, name := range requiredFiles {
+		_, err := os.Stat(filepath.Join(dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%w: %s not found in %s; run 'tmem model pull'", ErrNoModel, name, dir)
+		}
+		if err != nil {
+			return fmt.Errorf("check model folder: %w", err)
+		}
+	}
+	return nil
+}
+
+func readConfig(dir string) (modelConfig, error) {
+	var cfg modelConfig
+	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		return cfg, fmt.Errorf("read model config: %w", err)
+	}
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return cfg, fmt.Errorf("parse %s: %w", filepath.Join(dir, "config.json"), err)
+	}
+	if cfg.HiddenSize <= 0 {
+		return cfg, fmt.Errorf("parse %s: hidden_size missing", filepath.Join(dir, "config.json"))
+	}
+	return cfg, nil
+}
+
+// identity hashes the model files' sums with PipelineVersion.
+func identity(dir string) (string, error) {
+	h := sha256.New()
+	io.WriteString(h, PipelineVersion+"\n")
+	for _, name := range identityFiles {
+		sum, _, err := fileSum(filepath.Join(dir, name))
+		if err != nil {
+			return "", fmt.Errorf("model identity: %w", err)
+		}
+		fmt.Fprintf(h, "%s %s\n", sum, name)
+	}
+	return "all-MiniLM-L6-v2@" + hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// fileSum returns the hex sha256 and size of a file.
+func fileSum(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, fmt.Errorf("hash %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// Dim is the length of every vector.
+func (e *Embedder) Dim() int { return e.dim }
+
+// Backend is "go" or "ort".
+func (e *Embedder) Backend() string { return e.backend }
+
+// Identity names the model files and the pipeline around them. It is the same
+// for both backends and changes when either changes.
+func (e *Embedder) Identity() string { return e.identity }
+
+// Close frees the model. The Embedder must not be used afterwards.
+func (e *Embedder) Close() error {
+	e.closeMu.Lock()
+	defer e.closeMu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	return e.run.close()
+}
+
+// Embed returns one L2-normalised vector of length Dim per text, in order.
+// Texts longer than MaxTokens word pieces are cut.
+func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	norm := make([]string, len(texts))
+	order := make([]int, len(texts))
+	for i, t := range texts {
+		norm[i] = normalizeText(t)
+		order[i] = i
+	}
+	// Batch texts of like length together so little of each batch is padding.
+	sort.SliceStable(order, func(a, b int) bool { return len(norm[order[a]]) < len(norm[order[b]]) })
+
+	type job struct{ start, end int }
+	jobs := make(chan job)
+	out := make([][]float32, len(texts))
+	var wg sync.WaitGroup
+	var errOnce sync.Once
+	var firstErr error
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	fail := func(err error) {
+		errOnce.Do(func() { firstErr = err; cancel() })
+	}
+	for w := 0; w < min(e.workers, (len(texts)+e.batch-1)/e.batch); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				batch := make([]string, 0, j.end-j.start)
+				for _, i := range order[j.start:j.end] {
+					batch = append(batch, norm[i])
+				}
+				vecs, err := e.run.embed(batch)
+				if err != nil {
+					fail(fmt.Errorf("embed batch: %w", err))
+					continue
+				}
+				if len(vecs) != len(batch) {
+					fail(fmt.Errorf("embed batch: got %d vectors for %d texts", len(vecs), len(batch)))
+					continue
+				}
+				for k, i := range order[j.start:j.end] {
+					if len(vecs[k]) != e.dim {
+						fail(fmt.Errorf("embed batch: vector length %d, model config says %d", len(vecs[k]), e.dim))
+						break
+					}
+					out[i] = vecs[k]
+				}
+			}
+		}()
+	}
+feed:
+	for start := 0; start < len(texts); start += e.batch {
+		select {
+		case jobs <- job{start, min(start+e.batch, len(texts))}:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("embed: %w", err)
+	}
+	return out, nil
+}
+
+// meanPool averages the rows of hidden ([seq][dim] flattened, row stride dim)
+// whose mask is set, then L2-normalises the result.
+func meanPool(hidden []float32, mask []int64, dim int) []float32 {
+	sum := make([]float64, dim)
+	n := 0
+	for t, m := range mask {
+		if m == 0 {
+			continue
+		}
+		n++
+		row := hidden[t*dim : (t+1)*dim]
+		for k, v := range row {
+			sum[k] += float64(v)
+		}
+	}
+	out := make([]float32, dim)
+	if n == 0 {
+		return out
+	}
+	var norm float64
+	for k := range sum {
+		sum[k] /= float64(n)
+		norm += sum[k] * sum[k]
+	}
+	norm = math.Max(math.Sqrt(norm), 1e-12)
+	for k := range sum {
+		out[k] = float32(sum[k] / norm)
+	}
+	return out
+}
+
+// findORTLib resolves the ONNX Runtime library: explicit path, then
+// $TMEM_ORT_LIB, then the usual library folders.
+func findORTLib(explicit string, getenv func(string) string) string {
+	if explicit != "" {
+		return explicit
+	}
+	if p := getenv("TMEM_ORT_LIB"); p != "" {
+		return p
+	}
+	for _, pattern := range []string{
+		"/usr/lib/libonnxruntime.so*",
+		"/usr/local/lib/libonnxruntime.so*",
+		"/usr/lib/x86_64-linux-gnu/libonnxruntime.so*",
+		"/usr/lib/aarch64-linux-gnu/libonnxruntime.so*",
+	} {
+		if m, _ := filepath.Glob(pattern); len(m) > 0 {
+			return m[0]
+		}
+	}
+	return ""
+}
+
+// DefaultModelDir resolves the model folder when no --model flag is given:
+// $TMEM_MODEL, else os.UserCacheDir()/tmem/models/all-MiniLM-L6-v2.
+func DefaultModelDir(getenv func(string) string) (string, error) {
+	if d := getenv("TMEM_MODEL"); d != "" {
+		return d, nil
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("model folder: %w; set TMEM_MODEL or pass --model", err)
+	}
+	return filepath.Join(cache, "tmem", "models", "all-MiniLM-L6-v2"), nil
+}

@@ -1,0 +1,224 @@
+package minilm
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+const tinyDir = "testdata/tiny"
+
+// referenceCases cover the tokenizer's hard cases.
+var referenceCases = []struct{ name, text string }{
+	{"plain", "The cat sits on the mat"},
+	{"accented", "naïve café"},
+	{"accented capitals", "Crème brûlée À LA CARTE, Ångström, façade"},
+	{"cjk", "東京は日本の首都です"},
+	{"cjk mixed", "混合 text with 中文 and English"},
+	{"empty", ""},
+	{"whitespace only", "   \t\n  "},
+	{"punctuation", "Hello, world! (tmem) v1.2.3 — e-mail: a@b.c"},
+	{"other scripts", "Straße Ἀθῆναι Москва"},
+	{"format and control chars", "zero\u200bwidth and control\u0007char"},
+	{"emoji", "emoji 🙂 stays unknown"},
+	{"longer than 256 pieces", strings.Repeat("recall memory index embeddings ", 120)},
+}
+
+func openTiny(t *testing.T, backend string) *Embedder {
+	t.Helper()
+	e, err := Open(Options{ModelDir: tinyDir, Backend: backend, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return e
+}
+
+func TestEmbedMatchesReference(t *testing.T) {
+	texts := make([]string, len(referenceCases))
+	for i, c := range referenceCases {
+		texts[i] = c.text
+	}
+	ref := runReference(t, tinyDir, texts, false)
+	e := openTiny(t, BackendGo)
+	got, err := e.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := loadTokenizer(tinyDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range referenceCases {
+		t.Run(c.name, func(t *testing.T) {
+			enc, err := encode(tk, normalizeText(c.text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !equalIDs(enc.ids, ref.IDs[i]) {
+				t.Fatalf("ids = %v\nreference %v", enc.ids, ref.IDs[i])
+			}
+			if d := maxAbsDiff(got[i], ref.Vectors[i]); d > 1e-4 {
+				t.Errorf("max abs diff %g > 1e-4", d)
+			}
+		})
+	}
+}
+
+func TestEmbedVectors(t *testing.T) {
+	e := openTiny(t, BackendGo)
+	if e.Dim() != 32 || e.Backend() != BackendGo {
+		t.Fatalf("dim %d backend %q, want 32 go", e.Dim(), e.Backend())
+	}
+	texts := []string{"alpha", "beta gamma", "alpha"}
+	vecs, err := e.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range vecs {
+		var n float64
+		for _, x := range v {
+			n += float64(x) * float64(x)
+		}
+		if math.Abs(math.Sqrt(n)-1) > 1e-5 {
+			t.Errorf("vector %d norm %g, want 1", i, math.Sqrt(n))
+		}
+	}
+	if maxAbsDiff32(vecs[0], vecs[2]) > 1e-6 {
+		t.Error("same text gave different vectors")
+	}
+	if maxAbsDiff32(vecs[0], vecs[1]) < 1e-3 {
+		t.Error("different texts gave the same vector")
+	}
+}
+
+func TestEmbedBatchIndependent(t *testing.T) {
+	e := openTiny(t, BackendGo)
+	alone, err := e.Embed(context.Background(), []string{"short"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{strings.Repeat("long padding text ", 30), "short", "middle sized text here"}
+	batch, err := e.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxAbsDiff32(alone[0], batch[1]); d > 1e-5 {
+		t.Errorf("vector depends on its batch: diff %g", d)
+	}
+}
+
+func TestEmbedCanceled(t *testing.T) {
+	e := openTiny(t, BackendGo)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := e.Embed(ctx, []string{"a", "b"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    Options
+		noModel bool
+	}{
+		{"empty dir option", Options{}, true},
+		{"missing dir", Options{ModelDir: t.TempDir() + "/nope"}, true},
+		{"dir without model", Options{ModelDir: t.TempDir()}, true},
+		{"bad backend", Options{ModelDir: tinyDir, Backend: "gpu"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Open(tt.opts)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if errors.Is(err, ErrNoModel) != tt.noModel {
+				t.Fatalf("errors.Is(ErrNoModel) = %v for %v", !tt.noModel, err)
+			}
+			if tt.noModel && !strings.Contains(err.Error(), "tmem model pull") {
+				t.Errorf("no fix hint in %q", err)
+			}
+		})
+	}
+}
+
+func TestIdentity(t *testing.T) {
+	a, err := identity(tinyDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := identity(tinyDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b || !strings.HasPrefix(a, "all-MiniLM-L6-v2@") {
+		t.Fatalf("identity %q then %q", a, b)
+	}
+	dir := copyDir(t, tinyDir)
+	writeFile(t, dir+"/config.json", `{"hidden_size": 32, "changed": true}`)
+	c, err := identity(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c == a {
+		t.Error("identity did not change with the model files")
+	}
+}
+
+func TestDefaultModelDir(t *testing.T) {
+	env := map[string]string{"TMEM_MODEL": "/models/x"}
+	got, err := DefaultModelDir(func(k string) string { return env[k] })
+	if err != nil || got != "/models/x" {
+		t.Fatalf("with TMEM_MODEL: %q, %v", got, err)
+	}
+	got, err = DefaultModelDir(func(string) string { return "" })
+	if err != nil {
+		t.Skipf("no user cache folder here: %v", err)
+	}
+	if !strings.HasSuffix(got, "tmem/models/all-MiniLM-L6-v2") {
+		t.Errorf("default = %q", got)
+	}
+}
+
+func equalIDs(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func maxAbsDiff(a []float32, b []float64) float64 {
+	if len(a) != len(b) {
+		return math.Inf(1)
+	}
+	var m float64
+	for i := range a {
+		m = math.Max(m, math.Abs(float64(a[i])-b[i]))
+	}
+	return m
+}
+
+func maxAbsDiff32(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return math.Inf(1)
+	}
+	var m float64
+	for i := range a {
+		m = math.Max(m, math.Abs(float64(a[i])-float64(b[i])))
+	}
+	return m
+}

@@ -1,0 +1,12 @@
+//go:build !ort
+
+package minilm
+
+import "errors"
+
+// ortAvailable reports whether this binary was built with the ort tag.
+const ortAvailable = false
+
+func newORTRunner(dir, lib string) (runner, error) {
+	return nil, errors.New("built without the ort tag")
+}

@@ -1,0 +1,101 @@
+//go:build ort
+
+package minilm
+
+import (
+	"context"
+	"os"
+	"testing"
+)
+
+// requireORT returns the ONNX Runtime library to test with; it skips locally,
+// and fails under CI=true, when there is none.
+func requireORT(t testing.TB) string {
+	t.Helper()
+	lib := findORTLib("", os.Getenv)
+	if lib != "" {
+		return lib
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no ONNX Runtime library: run .ci/setup-embed and export TMEM_ORT_LIB")
+	}
+	t.Skip("no ONNX Runtime library: set TMEM_ORT_LIB (see .ci/setup-embed)")
+	return ""
+}
+
+func TestORTMatchesGo(t *testing.T) {
+	lib := requireORT(t)
+	texts := make([]string, len(referenceCases))
+	for i, c := range referenceCases {
+		texts[i] = c.text
+	}
+	goE := openTiny(t, BackendGo)
+	ortE, err := Open(Options{ModelDir: tinyDir, Backend: BackendORT, ORTLib: lib})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ortE.Close()
+	if ortE.Backend() != BackendORT {
+		t.Fatalf("backend %q", ortE.Backend())
+	}
+	if ortE.Identity() != goE.Identity() {
+		t.Errorf("identity differs: ort %q, go %q", ortE.Identity(), goE.Identity())
+	}
+	want, err := goE.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ortE.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range referenceCases {
+		t.Run(c.name, func(t *testing.T) {
+			if d := maxAbsDiff32(got[i], want[i]); d > 1e-4 {
+				t.Errorf("max abs diff %g > 1e-4", d)
+			}
+		})
+	}
+}
+
+func TestORTMatchesReference(t *testing.T) {
+	lib := requireORT(t)
+	texts := make([]string, len(referenceCases))
+	for i, c := range referenceCases {
+		texts[i] = c.text
+	}
+	ref := runReference(t, tinyDir, texts, false)
+	e, err := Open(Options{ModelDir: tinyDir, Backend: BackendORT, ORTLib: lib})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	got, err := e.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range referenceCases {
+		t.Run(c.name, func(t *testing.T) {
+			if d := maxAbsDiff(got[i], ref.Vectors[i]); d > 1e-4 {
+				t.Errorf("max abs diff %g > 1e-4", d)
+			}
+		})
+	}
+}
+
+func TestAutoPicksORT(t *testing.T) {
+	lib := requireORT(t)
+	e, err := Open(Options{ModelDir: tinyDir, Getenv: func(k string) string {
+		if k == "TMEM_ORT_LIB" {
+			return lib
+		}
+		return ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if e.Backend() != BackendORT {
+		t.Errorf("auto chose %q with a library at hand", e.Backend())
+	}
+}

@@ -1,0 +1,372 @@
+package minilm
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// File is one pinned model file.
+type File struct {
+	// Name is the file's name in the model folder.
+	Name string
+	// Path is the file's path in the upstream repository.
+	Path string
+	// Size is its length in bytes.
+	Size int64
+	// SHA256 is its hex sha256.
+	SHA256 string
+}
+
+// Manifest pins a model: where it comes from and the exact bytes expected.
+type Manifest struct {
+	// Repo is the upstream repository, owner/name.
+	Repo string
+	// Revision is the upstream commit the files are pinned to.
+	Revision string
+	Files    []File
+}
+
+// Pinned is sentence-transformers/all-MiniLM-L6-v2 at a fixed commit, with
+// the fp32 ONNX export saved as model.onnx at the folder root.
+var Pinned = Manifest{
+	Repo:     "sentence-transformers/all-MiniLM-L6-v2",
+	Revision: "fa97f6e7cb1a59073dff9e6b13e2715cf7475ac9",
+	Files: []File{
+		{"config.json", "config.json", 612, "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"},
+		{"tokenizer.json", "tokenizer.json", 466247, "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"},
+		{"vocab.txt", "vocab.txt", 231508, "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"},
+		{"tokenizer_config.json", "tokenizer_config.json", 350, "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b"},
+		{"special_tokens_map.json", "special_tokens_map.json", 112, "303df45a03609e4ead04bc3dc1536d0ab19b5358db685b6f3da123d05ec200e3"},
+		{"model.onnx", "onnx/model.onnx", 90405214, "6fd5d72fe4589f189f8ebc006442dbb529bb7ce38f8082112682524616046452"},
+	},
+}
+
+// DefaultBaseURL is where Pull downloads from unless told otherwise.
+const DefaultBaseURL = "https://huggingface.co"
+
+// PullOptions configure Pull.
+type PullOptions struct {
+	// BaseURL is the model hub; empty means DefaultBaseURL. Files are fetched
+	// from BaseURL/Repo/resolve/Revision/Path.
+	BaseURL string
+	// Dir is the model folder to fill.
+	Dir string
+	// Manifest pins the files; nil means Pinned.
+	Manifest *Manifest
+	// Progress receives one line per file and per tenth of a large download;
+	// nil discards it.
+	Progress io.Writer
+	// HTTPClient makes the requests; nil means http.DefaultClient.
+	HTTPClient *http.Client
+}
+
+// Pull downloads the pinned model files into o.Dir. Files already present
+// with the right sum are kept; a partial download (name.part) is resumed with
+// an HTTP Range request. Each file is checked against its pinned size and
+// sha256 before it takes its final name; a wrong file is deleted.
+func Pull(ctx context.Context, o PullOptions) error {
+	m := Pinned
+	if o.Manifest != nil {
+		m = *o.Manifest
+	}
+	base := strings.TrimRight(o.BaseURL, "/")
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	client := o.HTTPClient
+	if client == nil {
+		client = http.DefaultClient
+	}
+	progress := o.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return fmt.Errorf("pull model: %w", err)
+	}
+	for _, f := range m.Files {
+		dest := filepath.Join(o.Dir, f.Name)
+		if err := verifyFile(dest, f); err == nil {
+			fmt.Fprintf(progress, "%s: already present, sum ok\n", f.Name)
+			continue
+		}
+		url := base + "/" + m.Repo + "/resolve/" + m.Revision + "/" + f.Path
+		if err := download(ctx, client, url, dest, f, progress); err != nil {
+			return fmt.Errorf("pull %s: %w", f.Name, err)
+		}
+		fmt.Fprintf(progress, "%s: ok (%s, sha256 %s)\n", f.Name, humanBytes(f.Size), f.SHA256[:12])
+	}
+	return nil
+}
+
+// download fetches url into dest via dest.part, resuming what is there.
+func download(ctx context.Context, client *http.Client, url, dest string, f File, progress io.Writer) error {
+	part := dest + ".part"
+	h := sha256.New()
+	have, err := hashExisting(part, h)
+	if err != nil {
+		return err
+	}
+	if have > f.Size {
+		if err := os.Remove(part); err != nil {
+			return err
+		}
+		have, h = 0, sha256.New()
+	}
+	if have < f.Size {
+		have, h, err = fetch(ctx, client, url, part, have, h, f, progress)
+		if err != nil {
+			return err
+		}
+	}
+	if have > f.Size {
+		return errors.Join(fmt.Errorf("server sent more than the pinned %d bytes; the download was deleted", f.Size), os.Remove(part))
+	}
+	if have != f.Size {
+		return fmt.Errorf("download incomplete: %d of %d bytes; run 'tmem model pull' again to resume", have, f.Size)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != f.SHA256 {
+		rmErr := os.Remove(part)
+		return errors.Join(fmt.Errorf("sha256 mismatch: got %s, want %s; the download was deleted", got, f.SHA256), rmErr)
+	}
+	if err := os.Rename(part, dest); err != nil {
+		return fmt.Errorf("install: %w", err)
+	}
+	return nil
+}
+
+// fetch appends the bytes from offset have onwards to part. It returns the
+// new length and the hash of the whole part file.
+func fetch(ctx context.Context, client *http.Client, url, part string, have int64, h hash.Hash, f File, progress io.Writer) (int64, hash.Hash, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return have, h, err
+	}
+	if have > 0 {
+		req.Header.Set("Range", "bytes="+strconv.FormatInt(have, 10)+"-")
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return have, h, err
+	}
+	defer resp.Body.Close()
+	flags := os.O_WRONLY | os.O_CREATE
+	switch {
+	case resp.StatusCode == http.StatusPartialContent && have > 0:
+		flags |= os.O_APPEND
+		fmt.Fprintf(progress, "%s: resuming at %s\n", f.Name, humanBytes(have))
+	case resp.StatusCode == http.StatusOK:
+		// The server ignored the Range header (or there was none): start over.
+		flags |= os.O_TRUNC
+		have, h = 0, sha256.New()
+	default:
+		return have, h, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	out, err := os.OpenFile(part, flags, 0o644)
+	if err != nil {
+		return have, h, err
+	}
+	pw := &progressWriter{w: progress, name: f.Name, total: f.Size, done: have}
+	// Never read past the pinned size: a longer body is wrong anyway.
+	n, copyErr := io.Copy(io.MultiWriter(out, h, pw), io.LimitReader(resp.Body, f.Size-have+1))
+	have += n
+	if err := out.Close(); err != nil && copyErr == nil {
+		copyErr = err
+	}
+	if copyErr != nil {
+		return have, h, fmt.Errorf("download interrupted at %d of %d bytes (run 'tmem model pull' again to resume): %w", have, f.Size, copyErr)
+	}
+	return have, h, nil
+}
+
+// hashExisting feeds an existing partial file to h and returns its length.
+func hashExisting(path string, h hash.Hash) (int64, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return io.Copy(h, f)
+}
+
+// progressWriter prints a line each time another tenth of a large file arrives.
+type progressWriter struct {
+	w           io.Writer
+	name        string
+	total, done int64
+	lastTenth   int64
+}
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	p.done += int64(len(b))
+	if p.total >= 1<<20 {
+		if tenth := p.done * 10 / p.total; tenth > p.lastTenth && tenth <= 10 {
+			p.lastTenth = tenth
+			fmt.Fprintf(p.w, "%s: %s of %s (%d%%)\n", p.name, humanBytes(p.done), humanBytes(p.total), tenth*10)
+		}
+	}
+	return len(b), nil
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// verifyFile checks a file's size and sha256 against f.
+func verifyFile(path string, f File) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if st.Size() != f.Size {
+		return fmt.Errorf("%s: size %d, want %d (truncated or wrong file)", path, st.Size(), f.Size)
+	}
+	sum, _, err := fileSum(path)
+	if err != nil {
+		return err
+	}
+	if sum != f.SHA256 {
+		return fmt.Errorf("%s: sha256 %s, want %s (wrong file)", path, sum, f.SHA256)
+	}
+	return nil
+}
+
+// Install copies the pinned model files from a folder (for machines without
+// network access) into dir; see Manifest.Install.
+func Install(from, dir string) error {
+	return Pinned.Install(from, dir)
+}
+
+// Install copies m's files from the folder from into dir. Each file is looked
+// up by its Name, then by its upstream Path (so a clone of the upstream
+// repository works). Every source is checked first; if any is missing or
+// wrong nothing is installed.
+func (m Manifest) Install(from, dir string) error {
+	srcs := make([]string, len(m.Files))
+	var bad []error
+	for i, f := range m.Files {
+		src := filepath.Join(from, f.Name)
+		if _, err := os.Stat(src); err != nil && f.Path != f.Name {
+			src = filepath.Join(from, filepath.FromSlash(f.Path))
+		}
+		if err := verifyFile(src, f); err != nil {
+			bad = append(bad, err)
+			continue
+		}
+		srcs[i] = src
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("install model from %s: nothing installed: %w", from, errors.Join(bad...))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("install model: %w", err)
+	}
+	for i, f := range m.Files {
+		if err := copyVerified(srcs[i], filepath.Join(dir, f.Name), f); err != nil {
+			return fmt.Errorf("install model %s: %w", f.Name, err)
+		}
+	}
+	return nil
+}
+
+// copyVerified copies src to dest through a temporary file that is renamed
+// only once its sum is right.
+func copyVerified(src, dest string, f File) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	tmp := dest + ".part"
+	out, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(out, h), in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && (n != f.Size || hex.EncodeToString(h.Sum(nil)) != f.SHA256) {
+		err = fmt.Errorf("%s changed while copying", src)
+	}
+	if err != nil {
+		return errors.Join(err, os.Remove(tmp))
+	}
+	return os.Rename(tmp, dest)
+}
+
+// FileStatus is one pinned file as found in a model folder.
+type FileStatus struct {
+	File
+	// Present is false when the file is missing.
+	Present bool
+	// GotSize and GotSHA256 describe the file on disk.
+	GotSize   int64
+	GotSHA256 string
+	// OK means the file matches its pin.
+	OK bool
+}
+
+// ModelInfo describes a model folder.
+type ModelInfo struct {
+	Dir      string
+	Repo     string
+	Revision string
+	Files    []FileStatus
+	// Complete means every pinned file is present and matches.
+	Complete bool
+	// Identity is what an Embedder on this folder reports; empty when the
+	// folder cannot be loaded.
+	Identity string
+}
+
+// Info checks the folder dir against the pinned manifest.
+func Info(dir string) (ModelInfo, error) {
+	return Pinned.Info(dir)
+}
+
+// Info checks the folder dir against m.
+func (m Manifest) Info(dir string) (ModelInfo, error) {
+	info := ModelInfo{Dir: dir, Repo: m.Repo, Revision: m.Revision, Complete: true}
+	for _, f := range m.Files {
+		st := FileStatus{File: f}
+		sum, n, err := fileSum(filepath.Join(dir, f.Name))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return info, fmt.Errorf("model info: %w", err)
+		default:
+			st.Present, st.GotSize, st.GotSHA256 = true, n, sum
+			st.OK = n == f.Size && sum == f.SHA256
+		}
+		info.Complete = info.Complete && st.OK
+		info.Files = append(info.Files, st)
+	}
+	if checkModelDir(dir) == nil {
+		if id, err := identity(dir); err == nil {
+			info.Identity = id
+		}
+	}
+	return info, nil
+}
