@@ -717,10 +717,17 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 			}
 			pending = append(pending, more...)
 		}
-		if err := ix.writeVectors(ctx, s, vpath, old, pending, st); err != nil {
+		switch err := ix.writeVectors(ctx, s, vpath, old, pending, st); {
+		case err == nil:
+			m.Embedder = ix.embedderID()
+		case ctx.Err() != nil || !errors.Is(err, errEmbed):
 			return err
+		default:
+			// The model failed: keep the BM25 work, leave the old vectors
+			// file as a cache, and let the next sync embed what is missing.
+			ix.warnf("recall: %v; searching %s without vectors until a sync embeds them", err, s.label())
+			m.Embedder = ""
 		}
-		m.Embedder = ix.embedderID()
 	} else {
 		m.Embedder = "" // vectors, if any, are stale from now on
 	}
@@ -783,6 +790,9 @@ func (ix *Index) writeManifest(s *scope) error {
 	}
 	return nil
 }
+
+// errEmbed marks failures of the embedder, which a sync survives.
+var errEmbed = errors.New("embedder failed")
 
 // pendingChunk is a chunk that needs a vector.
 type pendingChunk struct{ id, text string }
@@ -854,17 +864,17 @@ func (ix *Index) writeVectors(ctx context.Context, s *scope, path string, old *v
 		if len(texts) > 0 {
 			vecs, err := ix.opts.Embedder.Embed(ctx, texts)
 			if err != nil {
-				return fmt.Errorf("embed chunks of %s: %w", s.label(), err)
+				return fmt.Errorf("embed chunks of %s: %w: %w", s.label(), errEmbed, err)
 			}
 			if len(vecs) != len(texts) {
-				return fmt.Errorf("embed chunks of %s: embedder returned %d vectors for %d texts", s.label(), len(vecs), len(texts))
+				return fmt.Errorf("embed chunks of %s: %w: %d vectors for %d texts", s.label(), errEmbed, len(vecs), len(texts))
 			}
 			for j, i := range idx {
 				if nv.dims == 0 {
 					nv.dims = len(vecs[j])
 				}
 				if len(vecs[j]) != nv.dims {
-					return fmt.Errorf("embed chunks of %s: vector of %d dims, want %d", s.label(), len(vecs[j]), nv.dims)
+					return fmt.Errorf("embed chunks of %s: %w: vector of %d dims, want %d", s.label(), errEmbed, len(vecs[j]), nv.dims)
 				}
 				nv.add(todo[i].id, todoHash[i], vecs[j])
 				cache[todoHash[i]] = nv.len() - 1

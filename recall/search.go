@@ -147,17 +147,21 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 	}
 	if text != "" && mode != ModeBM25 && ix.opts.Embedder != nil {
 		vs, err := ix.opts.Embedder.Embed(ctx, []string{text})
-		if err != nil {
+		if err == nil && len(vs) != 1 {
+			err = fmt.Errorf("embedder returned %d vectors", len(vs))
+		}
+		switch {
+		case err != nil && (mode == ModeVector || ctx.Err() != nil):
 			return nil, fmt.Errorf("embed query: %w", err)
+		case err != nil:
+			ix.warnf("recall: embedding the query failed (%v); ranking by BM25 only", err)
+		default:
+			var views []*vecView
+			for _, s := range scopes {
+				views = append(views, s.vec)
+			}
+			vec = searchViews(views, vs[0], cand)
 		}
-		if len(vs) != 1 {
-			return nil, fmt.Errorf("embed query: embedder returned %d vectors", len(vs))
-		}
-		var views []*vecView
-		for _, s := range scopes {
-			views = append(views, s.vec)
-		}
-		vec = searchViews(views, vs[0], cand)
 	}
 	fused := fuse(r, bm, vec)
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -247,4 +248,62 @@ func TestCorruptVectorsRebuild(t *testing.T) {
 			t.Errorf("vector search does not reach %s after the repair: %v", want, got)
 		}
 	}
+}
+
+// flakyEmbedder fails while broken is set.
+type flakyEmbedder struct {
+	countingEmbedder
+	broken bool
+}
+
+func (f *flakyEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if f.broken {
+		return nil, errors.New("model crashed")
+	}
+	return f.countingEmbedder.Embed(ctx, texts)
+}
+
+func TestEmbedderFailures(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	emb := &flakyEmbedder{broken: true}
+	ix, warn := openIndex(t, ws, Options{Embedder: emb})
+	ctx := context.Background()
+	q := Query{Text: "bulk container lookup", Teammates: []string{"beacon"}, RecencyDepth: -1}
+
+	t.Run("sync keeps BM25 when the model fails", func(t *testing.T) {
+		if _, err := ix.Sync(ctx, []string{"beacon"}); err != nil {
+			t.Fatalf("sync failed with the model: %v", err)
+		}
+		if !strings.Contains(warn.String(), "model crashed") {
+			t.Errorf("warnings %q, want the embedder's error", warn)
+		}
+	})
+	t.Run("hybrid search falls back to BM25", func(t *testing.T) {
+		hits := runSearch(t, ix, q)
+		if len(hits) == 0 || hits[0].Path != "beacon/memory/project_bulk_lookup.md" {
+			t.Errorf("hits %v", paths(hits))
+		}
+	})
+	t.Run("vector search reports the failure", func(t *testing.T) {
+		vq := q
+		vq.Mode = ModeVector
+		if _, err := ix.Search(ctx, vq); err == nil {
+			t.Error("vector search with a broken model succeeded")
+		}
+	})
+	t.Run("the next sync embeds what is missing", func(t *testing.T) {
+		emb.broken = false
+		st, err := ix.Sync(ctx, []string{"beacon"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Embedded == 0 || len(st.Rebuilt) != 0 {
+			t.Errorf("sync after the model recovered: %+v", st)
+		}
+		vq := q
+		vq.Mode = ModeVector
+		if hits := runSearch(t, ix, vq); len(hits) == 0 || hits[0].Vector <= 0 {
+			t.Errorf("vector hits after recovery: %+v", hits)
+		}
+	})
 }
