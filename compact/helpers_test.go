@@ -15,6 +15,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/layout/layouttest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -23,21 +24,7 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 // relative to .teammates/, and returns it.
 func fromTxtar(t *testing.T, archive string) *layout.Workspace {
 	t.Helper()
-	root := filepath.Join(t.TempDir(), layout.DirName)
-	for _, f := range txtar.Parse([]byte(archive)).Files {
-		p := filepath.Join(root, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ws, err := layout.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ws
+	return layouttest.FromTxtar(t, txtar.Parse([]byte(archive)))
 }
 
 // writeFile writes a workspace file with a fixed modification time.

@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/layout/layouttest"
 	"github.com/tmemhq/tmem/recall/hashembed"
 )
 
@@ -26,25 +25,7 @@ var fixtureNow = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 // folder.
 func newWorkspace(t *testing.T, name string) *layout.Workspace {
 	t.Helper()
-	ar, err := txtar.ParseFile(filepath.Join("testdata", name+".txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Join(t.TempDir(), layout.DirName)
-	for _, f := range ar.Files {
-		p := filepath.Join(root, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ws, err := layout.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ws
+	return layouttest.FromTxtarFile(t, filepath.Join("testdata", name+".txtar"))
 }
 
 // openIndex opens ws's index with the fixture clock and warnings kept
