@@ -13,3 +13,7 @@ func BenchmarkORTQuery(b *testing.B) { benchQuery(b, ortOptions(b)) }
 func BenchmarkORTChunks(b *testing.B) {
 	benchChunksRun(b, ortOptions(b), 32)
 }
+
+func BenchmarkORTSentences(b *testing.B) {
+	benchSentencesRun(b, ortOptions(b), 32)
+}
