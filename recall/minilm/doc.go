@@ -29,11 +29,19 @@
 // the usual library folders); "auto" picks it when it is available. Both give
 // the same vectors within 1e-4 and the same Identity.
 //
+// An Embedder is safe for concurrent use. The Go backend runs one batch at a
+// time (gomlx spreads each matrix product over all cores); ORT runs one
+// single-threaded session call per core. Texts are sorted by length before
+// batching so a batch carries little padding.
+//
 // # Tests
 //
 // testdata/tiny is a small BERT-shaped model with seeded random weights made
 // by testdata/genmodel.py, with the real tokenizer files. The same script
 // computes reference vectors with its own WordPiece and a numpy forward pass;
-// it needs /usr/bin/python3 with python3-onnx and python3-numpy. Benchmarks
-// generate a model of MiniLM's full shape into the user cache folder.
+// it needs /usr/bin/python3 with python3-onnx and python3-numpy; without
+// them those tests skip, except under CI=true, where they fail (.ci/setup-embed
+// installs them). The ort-tagged tests need TMEM_ORT_LIB the same way.
+// Benchmarks generate a model of MiniLM's full shape (random weights) into
+// $TMEM_TEST_MODEL_CACHE or the user cache folder, never into the repository.
 package minilm

@@ -45,10 +45,13 @@ type Options struct {
 	ORTLib string
 	// BatchSize is how many texts go through the model at once (default 8).
 	BatchSize int
-	// Workers is how many batches run at the same time (default: one per core
-	// for ORT's single-threaded sessions, one for the Go backend, which
-	// spreads each batch over all cores itself).
+	// Workers is how many batches run at the same time (default: one per
+	// core with ORT, 1 with the Go backend, which spreads a batch over all
+	// cores itself).
 	Workers int
+	// Threads is ONNX Runtime's intra-op thread count (default: cores divided
+	// by Workers). The Go backend ignores it.
+	Threads int
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
 }
@@ -103,43 +106,50 @@ func Open(o Options) (*Embedder, error) {
 		getenv = os.Getenv
 	}
 	e := &Embedder{dim: cfg.HiddenSize, identity: id, batch: o.BatchSize, workers: o.Workers}
-	if e.batch <= 0 {
-		e.batch = 8
-	}
+	lib := findORTLib(o.ORTLib, getenv)
 	switch o.Backend {
 	case "", BackendAuto:
-		lib := findORTLib(o.ORTLib, getenv)
+		e.backend = BackendGo
 		if ortAvailable && lib != "" {
-			e.run, err = newORTRunner(o.ModelDir, lib)
 			e.backend = BackendORT
-		} else {
-			e.run, err = newGoRunner(o.ModelDir)
-			e.backend = BackendGo
 		}
 	case BackendGo:
-		e.run, err = newGoRunner(o.ModelDir)
 		e.backend = BackendGo
 	case BackendORT:
 		if !ortAvailable {
 			return nil, errors.New("ort backend: this binary was built without the ort tag")
 		}
-		lib := findORTLib(o.ORTLib, getenv)
 		if lib == "" {
 			return nil, errors.New("ort backend: no ONNX Runtime library found; set TMEM_ORT_LIB")
 		}
-		e.run, err = newORTRunner(o.ModelDir, lib)
 		e.backend = BackendORT
 	default:
 		return nil, fmt.Errorf("unknown backend %q (want auto, go or ort)", o.Backend)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("open %s backend on %s: %w", e.backend, o.ModelDir, err)
+	if e.batch <= 0 {
+		e.batch = 8
 	}
-	if e.workers <= 0 {
-		e.workers = 1
-		if e.backend == BackendORT {
+	if e.backend == BackendGo {
+		if e.workers <= 0 {
+			// gomlx spreads one batch over all cores; a second batch in
+			// flight only adds contention.
+			e.workers = 1
+		}
+		e.run, err = newGoRunner(o.ModelDir)
+	} else {
+		if e.workers <= 0 {
+			// One single-threaded session run per core beats one run
+			// spread over all cores for throughput.
 			e.workers = runtime.GOMAXPROCS(0)
 		}
+		threads := o.Threads
+		if threads <= 0 {
+			threads = max(1, runtime.GOMAXPROCS(0)/e.workers)
+		}
+		e.run, err = newORTRunner(o.ModelDir, lib, threads)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s backend on %s: %w", e.backend, o.ModelDir, err)
 	}
 	return e, nil
 }

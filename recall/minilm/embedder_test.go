@@ -3,6 +3,7 @@ package minilm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -221,4 +222,33 @@ func maxAbsDiff32(a, b []float32) float64 {
 		m = math.Max(m, math.Abs(float64(a[i])-float64(b[i])))
 	}
 	return m
+}
+
+func TestEmbedConcurrent(t *testing.T) {
+	e := openTiny(t, BackendGo)
+	texts := []string{"one fish", "two fish", "red fish", "blue fish", "naïve café", "東京"}
+	want, err := e.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func() {
+			got, err := e.Embed(context.Background(), texts)
+			if err == nil {
+				for i := range got {
+					if d := maxAbsDiff32(got[i], want[i]); d > 1e-5 {
+						err = fmt.Errorf("text %d differs by %g under concurrency", i, d)
+						break
+					}
+				}
+			}
+			errs <- err
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
 }

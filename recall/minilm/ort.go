@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"sync"
 
 	"github.com/sugarme/tokenizer"
@@ -50,7 +49,7 @@ type ortRunner struct {
 	dim     int
 }
 
-func newORTRunner(dir, lib string) (runner, error) {
+func newORTRunner(dir, lib string, threads int) (runner, error) {
 	if err := initORT(lib); err != nil {
 		return nil, err
 	}
@@ -67,7 +66,7 @@ func newORTRunner(dir, lib string) (runner, error) {
 		return nil, fmt.Errorf("session options: %w", err)
 	}
 	defer so.Destroy()
-	if err := so.SetIntraOpNumThreads(runtime.GOMAXPROCS(0)); err != nil {
+	if err := so.SetIntraOpNumThreads(threads); err != nil {
 		return nil, fmt.Errorf("session options: %w", err)
 	}
 	if err := so.SetInterOpNumThreads(1); err != nil {

@@ -7,6 +7,6 @@ import "errors"
 // ortAvailable reports whether this binary was built with the ort tag.
 const ortAvailable = false
 
-func newORTRunner(dir, lib string) (runner, error) {
+func newORTRunner(dir, lib string, threads int) (runner, error) {
 	return nil, errors.New("built without the ort tag")
 }

@@ -9,7 +9,9 @@ ref: reads sentences as a JSON list on stdin and prints, as JSON, their
 token ids (from a WordPiece tokenizer written here over vocab.txt) and their
 sentence vectors (a numpy forward pass over the model's weights, mean pooling
 over the attention mask, L2 normalisation). It never runs the ONNX graph, so
-it checks the graph and the Go code that runs it.
+it checks the graph and the Go code that runs it. (onnx.reference's
+ReferenceEvaluator would also do, but Debian 12's python3-onnx 1.12 predates
+it.)
 
 Needs only python3-onnx and python3-numpy.
 """

@@ -1,0 +1,183 @@
+package minilm
+
+import (
+	"context"
+	"github.com/knights-analytics/hugot"
+	"github.com/knights-analytics/hugot/pipelines"
+	"strings"
+	"testing"
+)
+
+var benchWords = strings.Fields(`the team keeps a memory of decisions notes and plans
+for each project so that agents can recall why a change was made when a test failed
+which library was chosen and what the user asked last week about deployment budgets
+latency errors retries caching indexes vectors search ranking summaries markdown files`)
+
+// benchChunks returns n texts of about 200 word pieces each.
+func benchChunks(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		var b strings.Builder
+		for j := 0; j < 190; j++ {
+			b.WriteString(benchWords[(i*7+j*3)%len(benchWords)])
+			if j%17 == 16 {
+				b.WriteString(". ")
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+func benchOpen(b *testing.B, o Options) *Embedder {
+	b.Helper()
+	e, err := Open(o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	return e
+}
+
+func benchLoad(b *testing.B, o Options) {
+	o.ModelDir = fullModel(b)
+	for b.Loop() {
+		e, err := Open(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// The first call compiles the graph on the Go backend; count it as loading.
+		if _, err := e.Embed(context.Background(), []string{"warm up"}); err != nil {
+			b.Fatal(err)
+		}
+		e.Close()
+	}
+}
+
+func benchQuery(b *testing.B, o Options) {
+	o.ModelDir = fullModel(b)
+	e := benchOpen(b, o)
+	q := []string{"why did we pick bleve for search"}
+	if _, err := e.Embed(context.Background(), q); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := e.Embed(context.Background(), q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchChunksRun(b *testing.B, o Options, n int) {
+	o.ModelDir = fullModel(b)
+	e := benchOpen(b, o)
+	chunks := benchChunks(n)
+	if _, err := e.Embed(context.Background(), chunks); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := e.Embed(context.Background(), chunks); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "chunks/s")
+}
+
+func TestBenchChunksAreAbout200Pieces(t *testing.T) {
+	tk, err := loadTokenizer(tinyDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range benchChunks(4) {
+		e, err := encode(tk, normalizeText(c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(e.ids) < 180 || len(e.ids) > 230 {
+			t.Errorf("chunk %d has %d pieces, want about 200", i, len(e.ids))
+		}
+	}
+}
+
+func BenchmarkGoLoad(b *testing.B)  { benchLoad(b, Options{Backend: BackendGo}) }
+func BenchmarkGoQuery(b *testing.B) { benchQuery(b, Options{Backend: BackendGo}) }
+func BenchmarkGoChunks(b *testing.B) {
+	benchChunksRun(b, Options{Backend: BackendGo}, 16)
+}
+
+// benchSentences returns n sentences of 6 to 40 words, like memory notes and queries.
+func benchSentences(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		words := 6 + (i*13)%35
+		var b strings.Builder
+		for j := 0; j < words; j++ {
+			b.WriteString(benchWords[(i*5+j*7)%len(benchWords)])
+			b.WriteByte(' ')
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+func benchSentencesRun(b *testing.B, o Options, n int) {
+	o.ModelDir = fullModel(b)
+	e := benchOpen(b, o)
+	texts := benchSentences(n)
+	if _, err := e.Embed(context.Background(), texts); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := e.Embed(context.Background(), texts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "sentences/s")
+}
+
+func BenchmarkGoSentences(b *testing.B) { benchSentencesRun(b, Options{Backend: BackendGo}, 32) }
+
+// hugotDefault is the baseline: hugot's pipeline with the tokenizer exactly
+// as tokenizer.json configures it (truncation at 128, fixed padding to 128),
+// all texts in one call, no text normalisation.
+func hugotDefault(b *testing.B) *pipelines.FeatureExtractionPipeline {
+	b.Helper()
+	dir := fullModel(b)
+	s, err := hugot.NewGoSession()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Destroy() })
+	p, err := hugot.NewPipeline(s, hugot.FeatureExtractionConfig{ModelPath: dir, Name: "baseline",
+		Options: []hugot.FeatureExtractionOption{pipelines.WithNormalization()}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+func benchHugotDefault(b *testing.B, texts []string, unit string) {
+	p := hugotDefault(b)
+	if _, err := p.RunPipeline(texts); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := p.RunPipeline(texts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if unit != "" {
+		b.ReportMetric(float64(b.N*len(texts))/b.Elapsed().Seconds(), unit)
+	}
+}
+
+func BenchmarkHugotDefaultSentences(b *testing.B) {
+	benchHugotDefault(b, benchSentences(32), "sentences/s")
+}
+
+func BenchmarkHugotDefaultQuery(b *testing.B) {
+	benchHugotDefault(b, []string{"why did we pick bleve for search"}, "")
+}
