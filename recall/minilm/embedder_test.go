@@ -225,7 +225,12 @@ func maxAbsDiff32(a, b []float32) float64 {
 }
 
 func TestEmbedConcurrent(t *testing.T) {
-	e := openTiny(t, BackendGo)
+	checkConcurrent(t, openTiny(t, BackendGo))
+}
+
+// checkConcurrent embeds from several goroutines and compares with a serial run.
+func checkConcurrent(t *testing.T, e *Embedder) {
+	t.Helper()
 	texts := []string{"one fish", "two fish", "red fish", "blue fish", "naïve café", "東京"}
 	want, err := e.Embed(context.Background(), texts)
 	if err != nil {

@@ -99,3 +99,13 @@ func TestAutoPicksORT(t *testing.T) {
 		t.Errorf("auto chose %q with a library at hand", e.Backend())
 	}
 }
+
+func TestORTConcurrent(t *testing.T) {
+	lib := requireORT(t)
+	e, err := Open(Options{ModelDir: tinyDir, Backend: BackendORT, ORTLib: lib, BatchSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	checkConcurrent(t, e)
+}
