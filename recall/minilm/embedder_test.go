@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/tmemhq/tmem/recall/recalltest"
 )
 
 const tinyDir = "testdata/tiny"
@@ -256,4 +258,11 @@ func checkConcurrent(t *testing.T, e *Embedder) {
 			t.Error(err)
 		}
 	}
+}
+
+// TestConformance runs the recall package's embedder contract on the Go
+// backend, the one every build has.
+func TestConformance(t *testing.T) {
+	e := openTiny(t, BackendGo)
+	recalltest.Conformance(t, e, e.Dim())
 }
