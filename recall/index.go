@@ -380,8 +380,8 @@ type candidate struct {
 
 // scopeFiles lists, with one stat per file, the files a scope indexes: for
 // a teammate its typed memories, summaries, WISDOM.md and the dailies
-// that are neither recent (the context builder shows those) nor compacted
-// into a weekly summary; for the shared scope CROSS-TEAM.md.
+// that are not recent (the context builder shows those); for the shared
+// scope CROSS-TEAM.md.
 func (ix *Index) scopeFiles(name string) ([]*candidate, error) {
 	if name == "" {
 		return statFiles(ix.ws.Root, []layout.File{{Kind: layout.KindCrossTeam, Path: "CROSS-TEAM.md"}}), nil
@@ -420,23 +420,18 @@ func (ix *Index) scopeFiles(name string) ([]*candidate, error) {
 			all = append(all, c)
 		}
 	}
-	weeks := map[string]bool{}
-	for _, c := range all {
-		if c.file.Kind == layout.KindWeekly {
-			weeks[c.file.Week] = true
-		}
-	}
+	// A daily still on disk is not fully compacted even when its week has
+	// a weekly summary: compaction keeps a daily that changed while it ran,
+	// and a back-filled day waits for the next run. Indexing it costs at
+	// most a passing duplicate of the weekly; leaving it out would make it
+	// unreachable.
 	now := ix.now()
 	out := all[:0]
 	for _, c := range all {
 		f := c.file
-		if f.Kind == layout.KindDaily && !f.Date.IsZero() {
-			if !now.IsZero() && layout.InRecentWindow(f.Date, now, ix.opts.RecentDays) {
-				continue
-			}
-			if weeks[layout.WeekOf(f.Date).String()] {
-				continue
-			}
+		if f.Kind == layout.KindDaily && !f.Date.IsZero() && !now.IsZero() &&
+			layout.InRecentWindow(f.Date, now, ix.opts.RecentDays) {
+			continue
 		}
 		out = append(out, c)
 	}

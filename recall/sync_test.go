@@ -39,7 +39,7 @@ func TestSyncSelectsFiles(t *testing.T) {
 		{"weekly summary", "beacon/memory/weekly/2026-W45.md", true},
 		{"monthly summary", "beacon/memory/monthly/2026-09.md", true},
 		{"old daily not compacted", "beacon/memory/2026-10-27.md", true},
-		{"daily covered by a weekly summary", "beacon/memory/2026-10-20.md", false},
+		{"old daily beside its weekly summary", "beacon/memory/2026-10-20.md", true},
 		{"recent daily", "beacon/memory/2026-11-18.md", false},
 		{"soul", "beacon/SOUL.md", false},
 		{"goals", "beacon/GOALS.md", false},
