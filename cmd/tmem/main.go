@@ -1,4 +1,3 @@
-// Command tmem manages a Markdown memory workspace for AI teammates.
 package main
 
 import (

@@ -1,0 +1,3 @@
+// Package layouttest builds workspaces for tests: a whole memory tree from a
+// txtar archive, written into a fresh temporary folder.
+package layouttest

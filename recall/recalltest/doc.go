@@ -1,0 +1,3 @@
+// Package recalltest holds the conformance test every recall.Embedder,
+// real or fake, must pass.
+package recalltest
