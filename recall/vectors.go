@@ -139,24 +139,12 @@ func readVectors(path string) (*vectorSet, error) {
 }
 
 func decodeVectors(b []byte) (*vectorSet, error) {
-	bad := func(what string) error { return fmt.Errorf("vectors %s: %w", what, errCorrupt) }
-	if len(b) < len(vectorMagic)+14 || !bytes.Equal(b[:len(vectorMagic)], vectorMagic) {
-		return nil, bad("header")
+	h, err := parseVectorHeader(b)
+	if err != nil {
+		return nil, err
 	}
-	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
-	if crc32.Checksum(body, crcTable) != sum {
-		return nil, bad("checksum")
-	}
-	p := len(vectorMagic)
-	dims := int(binary.LittleEndian.Uint32(b[p:]))
-	n := int(binary.LittleEndian.Uint32(b[p+4:]))
-	il := int(binary.LittleEndian.Uint16(b[p+8:]))
-	p += 10
-	if dims < 0 || dims > 1<<14 || (dims == 0 && n > 0) || p+il > len(body) {
-		return nil, bad("header")
-	}
-	v := &vectorSet{identity: string(b[p : p+il]), dims: dims}
-	p += il
+	bad, body, p, dims, n := h.bad, h.body, h.p, h.dims, h.n
+	v := &vectorSet{identity: h.identity, dims: dims}
 	row := 20 + dims
 	if n < 0 || p+n*row > len(body) {
 		return nil, bad("rows")
@@ -228,24 +216,12 @@ func openVectors(path string) (v *vecView, release func(), err error) {
 }
 
 func viewVectors(b []byte) (*vecView, error) {
-	bad := func(what string) error { return fmt.Errorf("vectors %s: %w", what, errCorrupt) }
-	if len(b) < len(vectorMagic)+14 || !bytes.Equal(b[:len(vectorMagic)], vectorMagic) {
-		return nil, bad("header")
+	h, err := parseVectorHeader(b)
+	if err != nil {
+		return nil, err
 	}
-	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
-	if crc32.Checksum(body, crcTable) != sum {
-		return nil, bad("checksum")
-	}
-	p := len(vectorMagic)
-	dims := int(binary.LittleEndian.Uint32(b[p:]))
-	n := int(binary.LittleEndian.Uint32(b[p+4:]))
-	il := int(binary.LittleEndian.Uint16(b[p+8:]))
-	p += 10
-	if dims < 0 || dims > 1<<14 || (dims == 0 && n > 0) || p+il > len(body) {
-		return nil, bad("header")
-	}
-	v := &vecView{identity: string(b[p : p+il]), dims: dims, n: n}
-	p += il
+	bad, body, p, dims, n := h.bad, h.body, h.p, h.dims, h.n
+	v := &vecView{identity: h.identity, dims: dims, n: n}
 	rl, sl := n*(20+dims), n*8*sketchWords(dims)
 	if n < 0 || p+rl+sl > len(body) {
 		return nil, bad("rows")
@@ -454,4 +430,35 @@ func (t topN) down(i int) {
 		t[i], t[m] = t[m], t[i]
 		i = m
 	}
+}
+
+// vectorHeader is the checked header of a vector file: p is the offset of
+// the first row, body the file without its trailing checksum.
+type vectorHeader struct {
+	identity string
+	dims, n  int
+	p        int
+	body     []byte
+	bad      func(what string) error
+}
+
+// parseVectorHeader checks a vector file's magic, checksum and header.
+func parseVectorHeader(b []byte) (vectorHeader, error) {
+	bad := func(what string) error { return fmt.Errorf("vectors %s: %w", what, errCorrupt) }
+	if len(b) < len(vectorMagic)+14 || !bytes.Equal(b[:len(vectorMagic)], vectorMagic) {
+		return vectorHeader{}, bad("header")
+	}
+	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, crcTable) != sum {
+		return vectorHeader{}, bad("checksum")
+	}
+	p := len(vectorMagic)
+	dims := int(binary.LittleEndian.Uint32(b[p:]))
+	n := int(binary.LittleEndian.Uint32(b[p+4:]))
+	il := int(binary.LittleEndian.Uint16(b[p+8:]))
+	p += 10
+	if dims < 0 || dims > 1<<14 || (dims == 0 && n > 0) || p+il > len(body) {
+		return vectorHeader{}, bad("header")
+	}
+	return vectorHeader{identity: string(b[p : p+il]), dims: dims, n: n, p: p + il, body: body, bad: bad}, nil
 }
