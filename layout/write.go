@@ -204,19 +204,17 @@ func (w *Workspace) AppendDaily(ctx context.Context, name string, day time.Time,
 		return "", err
 	}
 	rel := DailyPath(name, day)
-	unlock, err := w.Lock(ctx, name)
+	err := w.update(ctx, name, rel, func(old []byte, _ bool) ([]byte, error) {
+		return appendEntry(old, day, heading, body), nil
+	})
 	if err != nil {
 		return "", err
 	}
-	defer unlock()
-	abs, err := w.Resolve(rel)
-	if err != nil {
-		return "", err
-	}
-	old, err := os.ReadFile(abs)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("append to %s: %w", rel, err)
-	}
+	return rel, nil
+}
+
+// appendEntry returns a daily log with one more entry at its end.
+func appendEntry(old []byte, day time.Time, heading, body string) []byte {
 	var b bytes.Buffer
 	if len(bytes.TrimSpace(old)) == 0 {
 		b.WriteString("# " + day.Format(DateLayout) + "\n")
@@ -228,10 +226,32 @@ func (w *Workspace) AppendDaily(ctx context.Context, name string, day time.Time,
 	if body != "" {
 		b.WriteString("\n" + body + "\n")
 	}
-	if err := w.WriteFile(rel, b.Bytes()); err != nil {
-		return "", err
+	return b.Bytes()
+}
+
+// update rewrites the workspace file rel under the teammate's lock: fn gets
+// the current content (nil and false when the file does not exist) and
+// returns the new one, which is written atomically.
+func (w *Workspace) update(ctx context.Context, name, rel string, fn func(old []byte, exists bool) ([]byte, error)) error {
+	unlock, err := w.Lock(ctx, name)
+	if err != nil {
+		return err
 	}
-	return rel, nil
+	defer unlock()
+	abs, err := w.Resolve(rel)
+	if err != nil {
+		return err
+	}
+	old, err := os.ReadFile(abs)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", rel, err)
+	}
+	data, err := fn(old, exists)
+	if err != nil {
+		return err
+	}
+	return w.WriteFile(rel, data)
 }
 
 // demoteHeadings rewrites ATX headings of level 1 and 2 in s to level 3.
@@ -312,21 +332,19 @@ func (w *Workspace) WriteMemory(ctx context.Context, name string, m Memory, mode
 		return "", err
 	}
 	rel := TypedPath(name, m.Type, slug)
-	unlock, err := w.Lock(ctx, name)
+	err = w.update(ctx, name, rel, func(old []byte, exists bool) ([]byte, error) {
+		return memoryBytes(rel, old, exists, m, body, mode)
+	})
 	if err != nil {
 		return "", err
 	}
-	defer unlock()
-	abs, err := w.Resolve(rel)
-	if err != nil {
-		return "", err
-	}
-	old, err := os.ReadFile(abs)
-	exists := err == nil
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("read %s: %w", rel, err)
-	}
+	return rel, nil
+}
+
+// memoryBytes renders a typed memory written in mode over old.
+func memoryBytes(rel string, old []byte, exists bool, m Memory, body string, mode Mode) ([]byte, error) {
 	var d *Doc
+	var err error
 	switch {
 	case !exists:
 		d = &Doc{Path: rel}
@@ -335,10 +353,10 @@ func (w *Workspace) WriteMemory(ctx context.Context, name string, m Memory, mode
 		d.Set("type", m.Type)
 		d.Body = []byte("\n" + body + "\n")
 	case mode == ModeCreate || mode == "":
-		return "", fmt.Errorf("%s: %w (use --mode append to add to it, or --mode overwrite to replace it)", rel, ErrExists)
+		return nil, fmt.Errorf("%s: %w (use --mode append to add to it, or --mode overwrite to replace it)", rel, ErrExists)
 	default:
 		if d, err = Parse(rel, old); err != nil {
-			return "", err
+			return nil, err
 		}
 		if mode == ModeOverwrite {
 			d.Set("name", strings.TrimSpace(m.Name))
@@ -354,8 +372,5 @@ func (w *Workspace) WriteMemory(ctx context.Context, name string, m Memory, mode
 			d.Body = []byte(strings.TrimRight(string(d.Body), " \t\r\n") + "\n\n" + body + "\n")
 		}
 	}
-	if err := w.WriteFile(rel, d.Bytes()); err != nil {
-		return "", err
-	}
-	return rel, nil
+	return d.Bytes(), nil
 }
