@@ -71,11 +71,8 @@ byte-identical output.`,
 			if err != nil {
 				return err
 			}
-			ws, err := f.Workspace()
+			ws, err := f.workspaceFor(opts.teammate)
 			if err != nil {
-				return err
-			}
-			if _, err := f.teammate(ws, opts.teammate); err != nil {
 				return err
 			}
 			clock, err := f.Clock()

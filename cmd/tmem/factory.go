@@ -190,3 +190,15 @@ func (f *factory) teammate(ws *layout.Workspace, name string) (layout.Teammate, 
 	}
 	return ws.Teammate(name)
 }
+
+// workspaceFor opens the workspace and checks the --teammate value in it.
+func (f *factory) workspaceFor(name string) (*layout.Workspace, error) {
+	ws, err := f.Workspace()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.teammate(ws, name); err != nil {
+		return nil, err
+	}
+	return ws, nil
+}

@@ -43,11 +43,8 @@ several processes are serialised by a file lock and all land whole.`,
 			if strings.TrimSpace(heading) == "" {
 				return usageErrorf("nothing to log: give --heading or some text")
 			}
-			ws, err := f.Workspace()
+			ws, err := f.workspaceFor(opts.teammate)
 			if err != nil {
-				return err
-			}
-			if _, err := f.teammate(ws, opts.teammate); err != nil {
 				return err
 			}
 			now, err := f.Now()

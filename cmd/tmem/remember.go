@@ -55,11 +55,8 @@ replaces its body and name, keeping any other frontmatter fields.`,
 			if err != nil {
 				return err
 			}
-			ws, err := f.Workspace()
+			ws, err := f.workspaceFor(opts.teammate)
 			if err != nil {
-				return err
-			}
-			if _, err := f.teammate(ws, opts.teammate); err != nil {
 				return err
 			}
 			rel, err := ws.WriteMemory(cmd.Context(), opts.teammate, layout.Memory{
