@@ -321,32 +321,15 @@ func (pl *planner) weekly(wi *weekInfo) error {
 	todo := pending(wi.dailies, set(sources), pl.memRel)
 	u := Unit{ID: id, Kind: KindWeekly, Teammate: pl.name}
 	if len(todo) > 0 {
-		req := Request{Kind: KindWeekly, Teammate: pl.name, Unit: wk.String(), Period: layout.Period(wk.Start(), wk.End()), Sources: pl.dailySources(todo)}
-		if doc != nil {
-			req.Existing = string(doc.Body)
-		}
-		body, err := pl.summarize(req)
-		if err != nil {
-			pl.p.Failed = append(pl.p.Failed, Failure{Unit: id, Error: err.Error()})
-			return nil
-		}
-		writes, err := pl.extract(todo)
-		if err != nil {
-			return err
-		}
 		for _, d := range todo {
 			sources = appendUnique(sources, sourceLine(pl.memRel(d.Path), d.SHA))
 		}
-		sort.Strings(sources)
-		meta := yaml.MapSlice{
-			{Key: "type", Value: "weekly"},
-			{Key: "week", Value: wk.String()},
-			{Key: "teammate", Value: pl.name},
-			{Key: "period", Value: layout.Period(wk.Start(), wk.End())},
-			{Key: "sources", Value: toIface(sources)},
+		req := Request{Kind: KindWeekly, Teammate: pl.name, Unit: wk.String(), Period: layout.Period(wk.Start(), wk.End()), Sources: pl.dailySources(todo)}
+		writes, ok, err := pl.summaryWrites(id, rel, before, doc, req, "week", todo, sources)
+		if err != nil || !ok {
+			return err
 		}
-		content := summary(meta, body)
-		u.Writes = append(writes, Write{Path: rel, Before: before, After: sum(content), Content: string(content)})
+		u.Writes = writes
 	}
 	for _, d := range wi.dailies {
 		if pl.recent(d.Date) {
@@ -447,31 +430,46 @@ func (pl *planner) monthly(m string, mf *layout.File, weeks []*weekInfo) error {
 	}
 	if len(inputs) > 0 {
 		req := Request{Kind: KindMonthly, Teammate: pl.name, Unit: m, Period: layout.Period(from, to), Sources: inputs}
-		if doc != nil {
-			req.Existing = string(doc.Body)
-		}
-		body, err := pl.summarize(req)
-		if err != nil {
-			pl.p.Failed = append(pl.p.Failed, Failure{Unit: id, Error: err.Error()})
-			return nil
-		}
-		writes, err := pl.extract(extracted)
-		if err != nil {
+		writes, ok, err := pl.summaryWrites(id, rel, before, doc, req, "month", extracted, sources)
+		if err != nil || !ok {
 			return err
 		}
-		sort.Strings(sources)
-		meta := yaml.MapSlice{
-			{Key: "type", Value: "monthly"},
-			{Key: "month", Value: m},
-			{Key: "teammate", Value: pl.name},
-			{Key: "period", Value: layout.Period(from, to)},
-			{Key: "sources", Value: toIface(sources)},
-		}
-		content := summary(meta, body)
-		u.Writes = append(writes, Write{Path: rel, Before: before, After: sum(content), Content: string(content)})
+		u.Writes = writes
 	}
 	if len(u.Writes)+len(u.Deletes) > 0 {
 		pl.p.Units = append(pl.p.Units, u)
 	}
 	return nil
+}
+
+// summaryWrites summarises req (merging into doc's body when the summary
+// exists), files the facts extracted from the dailies, and returns those
+// writes followed by the summary at rel, with frontmatter type, key (week
+// or month), teammate, period and sources. ok is false when the
+// summarizer failed; the failure is recorded for unit id and its sources
+// stay where they are.
+func (pl *planner) summaryWrites(id, rel, before string, doc *layout.Doc, req Request, key string, dailies []dayFile, sources []string) (writes []Write, ok bool, err error) {
+	if doc != nil {
+		req.Existing = string(doc.Body)
+	}
+	body, err := pl.summarize(req)
+	if err != nil {
+		pl.p.Failed = append(pl.p.Failed, Failure{Unit: id, Error: err.Error()})
+		return nil, false, nil
+	}
+	writes, err = pl.extract(dailies)
+	if err != nil {
+		return nil, false, err
+	}
+	sources = append([]string(nil), sources...)
+	sort.Strings(sources)
+	meta := yaml.MapSlice{
+		{Key: "type", Value: string(req.Kind)},
+		{Key: key, Value: req.Unit},
+		{Key: "teammate", Value: pl.name},
+		{Key: "period", Value: req.Period},
+		{Key: "sources", Value: toIface(sources)},
+	}
+	content := summary(meta, body)
+	return append(writes, Write{Path: rel, Before: before, After: sum(content), Content: string(content)}), true, nil
 }
