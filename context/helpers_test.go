@@ -3,7 +3,6 @@ package context
 import (
 	"context"
 	"flag"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/layout/layouttest"
 	"github.com/tmemhq/tmem/recall"
 )
 
@@ -26,33 +26,7 @@ func fixedClock(t time.Time) func() time.Time { return func() time.Time { return
 // folder, since Build creates session files.
 func copyExample(t testing.TB) *layout.Workspace {
 	t.Helper()
-	src := filepath.Join("..", "testdata", "example", ".teammates")
-	dst := filepath.Join(t.TempDir(), ".teammates")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatalf("copy example workspace: %v", err)
-	}
-	ws, err := layout.Open(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ws
+	return layouttest.Copy(t, filepath.Join("..", "testdata", "example", ".teammates"))
 }
 
 // writeFiles creates a workspace from a map of relative path → content.

@@ -2,35 +2,17 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tmemhq/tmem/layout/layouttest"
 )
 
 // copyExample copies the bundled example workspace into a temp folder.
 func copyExample(t *testing.T) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "testdata", "example", ".teammates")
-	dst := filepath.Join(t.TempDir(), ".teammates")
-	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if fi.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return layouttest.Copy(t, filepath.Join("..", "..", "testdata", "example", ".teammates")).Root
 }
 
 func TestRecallCommand(t *testing.T) {

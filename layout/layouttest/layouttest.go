@@ -1,6 +1,7 @@
 package layouttest
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -42,4 +43,40 @@ func FromTxtarFile(t testing.TB, path string) *layout.Workspace {
 		t.Fatal(err)
 	}
 	return FromTxtar(t, ar)
+}
+
+// Copy copies the workspace folder src (a .teammates folder) into
+// t.TempDir()/.teammates, leaving out recall indexes and scratch state,
+// and opens the copy.
+func Copy(t testing.TB, src string) *layout.Workspace {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), layout.DirName)
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == ".index" || d.Name() == ".tmp" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy workspace %s: %v", src, err)
+	}
+	ws, err := layout.Open(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
 }
