@@ -183,13 +183,7 @@ func TestPull(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			info, err := m.Info(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !info.Complete {
-				t.Errorf("info not complete after pull: %+v", info.Files)
-			}
+			requireComplete(t, m, dir)
 			if _, err := os.Stat(filepath.Join(dir, "model.onnx.part")); err == nil {
 				t.Error(".part left after success")
 			}
@@ -269,13 +263,7 @@ func TestInstall(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			info, err := m.Info(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !info.Complete {
-				t.Errorf("not complete: %+v", info.Files)
-			}
+			requireComplete(t, m, dir)
 		})
 	}
 }
@@ -312,5 +300,17 @@ func TestPinnedMatchesTokenizerFiles(t *testing.T) {
 				t.Error(err)
 			}
 		})
+	}
+}
+
+// requireComplete fails the test unless dir holds every file of m, intact.
+func requireComplete(t *testing.T, m Manifest, dir string) {
+	t.Helper()
+	info, err := m.Info(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !info.Complete {
+		t.Errorf("model folder not complete: %+v", info.Files)
 	}
 }
