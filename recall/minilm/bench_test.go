@@ -18,7 +18,7 @@ func benchChunks(n int) []string {
 	out := make([]string, n)
 	for i := range out {
 		var b strings.Builder
-		for j := 0; j < 190; j++ {
+		for j := 0; j < 166; j++ {
 			b.WriteString(benchWords[(i*7+j*3)%len(benchWords)])
 			if j%17 == 16 {
 				b.WriteString(". ")
@@ -96,7 +96,7 @@ func TestBenchChunksAreAbout200Pieces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(e.ids) < 180 || len(e.ids) > 230 {
+		if len(e.ids) < 190 || len(e.ids) > 210 {
 			t.Errorf("chunk %d has %d pieces, want about 200", i, len(e.ids))
 		}
 	}
