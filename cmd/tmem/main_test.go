@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/tmemhq/tmem/recall/minilm/minilmtest"
 )
 
 func TestMain(m *testing.M) {
@@ -26,11 +27,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("TMEM_DIR", "")
 			env.Setenv("TMEM_MODEL", "")
 			env.Setenv("TMEM_MODEL_BASE_URL", "")
-			tiny, err := filepath.Abs("../../recall/minilm/testdata/tiny")
-			if err != nil {
-				return err
-			}
-			env.Setenv("TINY_MODEL", tiny)
+			env.Setenv("TINY_MODEL", minilmtest.TinyDir())
 			// The real tokenizer and config files, provided beside the repository.
 			shared, err := filepath.Abs("../../../shared/models/all-MiniLM-L6-v2")
 			if err != nil {

@@ -2,10 +2,14 @@ package minilm
 
 import (
 	"context"
-	"github.com/knights-analytics/hugot"
-	"github.com/knights-analytics/hugot/pipelines"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/knights-analytics/hugot"
+	"github.com/knights-analytics/hugot/pipelines"
+	"github.com/tmemhq/tmem/recall/minilm/minilmtest"
 )
 
 var benchWords = strings.Fields(`the team keeps a memory of decisions notes and plans
@@ -42,7 +46,7 @@ func benchOpen(b *testing.B, o Options) *Embedder {
 }
 
 func benchLoad(b *testing.B, o Options) {
-	o.ModelDir = fullModel(b)
+	o.ModelDir = minilmtest.FullModel(b)
 	for b.Loop() {
 		e, err := Open(o)
 		if err != nil {
@@ -57,21 +61,27 @@ func benchLoad(b *testing.B, o Options) {
 }
 
 func benchQuery(b *testing.B, o Options) {
-	o.ModelDir = fullModel(b)
+	o.ModelDir = minilmtest.FullModel(b)
 	e := benchOpen(b, o)
 	q := []string{"why did we pick bleve for search"}
 	if _, err := e.Embed(context.Background(), q); err != nil {
 		b.Fatal(err)
 	}
+	var durs []time.Duration
 	for b.Loop() {
+		start := time.Now()
 		if _, err := e.Embed(context.Background(), q); err != nil {
 			b.Fatal(err)
 		}
+		durs = append(durs, time.Since(start))
 	}
+	slices.Sort(durs)
+	b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(durs[len(durs)*95/100].Microseconds())/1000, "p95-ms")
 }
 
 func benchChunksRun(b *testing.B, o Options, n int) {
-	o.ModelDir = fullModel(b)
+	o.ModelDir = minilmtest.FullModel(b)
 	e := benchOpen(b, o)
 	chunks := benchChunks(n)
 	if _, err := e.Embed(context.Background(), chunks); err != nil {
@@ -124,7 +134,7 @@ func benchSentences(n int) []string {
 }
 
 func benchSentencesRun(b *testing.B, o Options, n int) {
-	o.ModelDir = fullModel(b)
+	o.ModelDir = minilmtest.FullModel(b)
 	e := benchOpen(b, o)
 	texts := benchSentences(n)
 	if _, err := e.Embed(context.Background(), texts); err != nil {
@@ -145,7 +155,7 @@ func BenchmarkGoSentences(b *testing.B) { benchSentencesRun(b, Options{Backend: 
 // all texts in one call, no text normalisation.
 func hugotDefault(b *testing.B) *pipelines.FeatureExtractionPipeline {
 	b.Helper()
-	dir := fullModel(b)
+	dir := minilmtest.FullModel(b)
 	s, err := hugot.NewGoSession()
 	if err != nil {
 		b.Fatal(err)

@@ -1,0 +1,90 @@
+// Package minilmtest finds the test models of recall/minilm for tests and
+// benchmarks in any package: the committed tiny model and a MiniLM-shaped one
+// with random weights that is generated on demand and cached outside the
+// repository.
+package minilmtest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// Python is the interpreter that has Debian's python3-onnx and python3-numpy.
+const Python = "/usr/bin/python3"
+
+// testdata returns recall/minilm/testdata, wherever the calling test runs.
+func testdata() string {
+	_, file, _, _ := runtime.Caller(0)
+	if !filepath.IsAbs(file) {
+		panic("minilmtest: source path unknown (built with -trimpath?): " + file)
+	}
+	return filepath.Join(filepath.Dir(file), "..", "testdata")
+}
+
+// TinyDir is the committed tiny random-weight model (hidden 32, 2 layers).
+func TinyDir() string { return filepath.Join(testdata(), "tiny") }
+
+// GenModel is the generator and independent reference script.
+func GenModel() string { return filepath.Join(testdata(), "genmodel.py") }
+
+// RequirePythonONNX skips, or fails under CI=true, when the generator's
+// dependencies are missing.
+func RequirePythonONNX(tb testing.TB) {
+	tb.Helper()
+	err := exec.Command(Python, "-c", "import onnx, numpy").Run()
+	if err == nil {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		tb.Fatalf("python3-onnx and python3-numpy are required under CI (run .ci/setup-embed): %v", err)
+	}
+	tb.Skipf("needs %s with python3-onnx and python3-numpy (apt-get install python3-onnx python3-numpy): %v", Python, err)
+}
+
+var (
+	fullOnce sync.Once
+	fullDir  string
+	fullErr  error
+)
+
+// FullModel generates, once per cache, a model of all-MiniLM-L6-v2's shape (6
+// layers, hidden 384, vocab 30522) with seeded random weights and the real
+// tokenizer files. It lives in $TMEM_TEST_MODEL_CACHE or the user cache
+// folder, never in the repository.
+func FullModel(tb testing.TB) string {
+	tb.Helper()
+	RequirePythonONNX(tb)
+	fullOnce.Do(func() {
+		base := os.Getenv("TMEM_TEST_MODEL_CACHE")
+		if base == "" {
+			c, err := os.UserCacheDir()
+			if err != nil {
+				fullErr = err
+				return
+			}
+			base = filepath.Join(c, "tmem-test")
+		}
+		dir := filepath.Join(base, "minilm-shaped-seed1")
+		if _, err := os.Stat(filepath.Join(dir, "model.onnx")); err == nil {
+			fullDir = dir
+			return
+		}
+		cmd := exec.Command(Python, GenModel(), "gen",
+			"--out", dir, "--tokenizer", TinyDir(),
+			"--hidden", "384", "--layers", "6", "--heads", "12", "--intermediate", "1536")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fullErr = err
+			tb.Logf("genmodel: %s", out)
+			return
+		}
+		fullDir = dir
+	})
+	if fullErr != nil {
+		tb.Fatalf("generate MiniLM-shaped model: %v", fullErr)
+	}
+	return fullDir
+}
