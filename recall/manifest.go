@@ -40,7 +40,11 @@ type fileState struct {
 }
 
 var (
-	manifestMagic = []byte("TMEMMAN1")
+	// manifestMagic names the framing; it changes whenever encode does, so an
+	// index from another tmem version is told apart from a damaged one.
+	manifestMagic = []byte("TMEMMAN2")
+	// manifestFamily is the part of the magic every version shares.
+	manifestFamily = []byte("TMEMMAN")
 	crcTable      = crc32.MakeTable(crc32.Castagnoli)
 	// errCorrupt marks index files that cannot be trusted.
 	errCorrupt = errors.New("index is corrupt")
@@ -109,6 +113,10 @@ func readManifest(path string) (*manifest, error) {
 // filled in.
 func decodeManifest(b []byte, headerOnly bool) (*manifest, []weeklyRef, error) {
 	h := len(manifestMagic) + 20
+	if len(b) >= len(manifestMagic) && bytes.HasPrefix(b, manifestFamily) &&
+		!bytes.Equal(b[:len(manifestMagic)], manifestMagic) {
+		return nil, nil, fmt.Errorf("manifest framing %q, want %q: written by another tmem version", b[:len(manifestMagic)], manifestMagic)
+	}
 	if len(b) < h || !bytes.Equal(b[:len(manifestMagic)], manifestMagic) {
 		return nil, nil, fmt.Errorf("manifest header: %w", errCorrupt)
 	}

@@ -227,9 +227,19 @@ func TestSyncRecovers(t *testing.T) {
 		{
 			name: "corrupt manifest",
 			damage: func(t *testing.T, dir string) {
-				os.WriteFile(filepath.Join(dir, manifestFile), []byte("TMEMMAN1 garbage"), 0o644)
+				os.WriteFile(filepath.Join(dir, manifestFile), []byte("TMEMMAN2 garbage"), 0o644)
 			},
-			wantWarn: "rebuilding the index of beacon",
+			wantWarn: "manifest header: index is corrupt",
+		},
+		{
+			name: "manifest from an older framing",
+			damage: func(t *testing.T, dir string) {
+				p := filepath.Join(dir, manifestFile)
+				b, _ := os.ReadFile(p)
+				copy(b, "TMEMMAN1")
+				os.WriteFile(p, b, 0o644)
+			},
+			wantWarn: "written by another tmem version",
 		},
 		{
 			name: "truncated manifest",
