@@ -66,7 +66,7 @@ func (w *Workspace) WriteFile(rel string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", rel, err)
 	}
-	if err := writeAtomic(abs, data); err != nil {
+	if err := WriteAtomic(abs, data); err != nil {
 		return fmt.Errorf("write %s: %w", rel, err)
 	}
 	return nil
@@ -98,7 +98,10 @@ func (w *Workspace) Remove(rel string) error {
 	return syncDir(filepath.Dir(abs))
 }
 
-func writeAtomic(abs string, data []byte) error {
+// WriteAtomic replaces the file at abs with data: a reader sees the old
+// content or the new, never a mix, and after it returns the new content
+// survives a crash. The file is created 0644.
+func WriteAtomic(abs string, data []byte) error {
 	dir := filepath.Dir(abs)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(abs)+".tmp-*")
 	if err != nil {

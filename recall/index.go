@@ -416,7 +416,7 @@ func (ix *Index) scopeFiles(name string) ([]*candidate, error) {
 			f := layout.Classify(name, sub, fn)
 			f.Size, f.ModTime = fi.Size(), fi.ModTime()
 			c := &candidate{file: f}
-			c.ctime, c.ino = statID(fi)
+			c.ctime, c.ino = layout.StatID(fi)
 			all = append(all, c)
 		}
 	}
@@ -448,7 +448,7 @@ func statFiles(root string, files []layout.File) []*candidate {
 		}
 		f.Size, f.ModTime = fi.Size(), fi.ModTime()
 		c := &candidate{file: f}
-		c.ctime, c.ino = statID(fi)
+		c.ctime, c.ino = layout.StatID(fi)
 		out = append(out, c)
 	}
 	return out

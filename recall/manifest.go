@@ -45,7 +45,7 @@ var (
 	manifestMagic = []byte("TMEMMAN2")
 	// manifestFamily is the part of the magic every version shares.
 	manifestFamily = []byte("TMEMMAN")
-	crcTable      = crc32.MakeTable(crc32.Castagnoli)
+	crcTable       = crc32.MakeTable(crc32.Castagnoli)
 	// errCorrupt marks index files that cannot be trusted.
 	errCorrupt = errors.New("index is corrupt")
 )

@@ -13,6 +13,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
+	"github.com/tmemhq/tmem/layout"
 )
 
 // The retrieval modes a Query can ask for.
@@ -284,7 +285,7 @@ func (ix *Index) vectorsFor(path string) (*vecView, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctime, ino := statID(fi)
+	ctime, ino := layout.StatID(fi)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if m, ok := ix.mapped[path]; ok {

@@ -194,12 +194,12 @@ func readConfig(dir string) (modelConfig, error) {
 func identity(dir string) (string, error) {
 	h := sha256.New()
 	io.WriteString(h, PipelineVersion+"\n")
+	sums, err := cachedSums(dir, identityFiles)
+	if err != nil {
+		return "", fmt.Errorf("model identity: %w", err)
+	}
 	for _, name := range identityFiles {
-		sum, _, err := fileSum(filepath.Join(dir, name))
-		if err != nil {
-			return "", fmt.Errorf("model identity: %w", err)
-		}
-		fmt.Fprintf(h, "%s %s\n", sum, name)
+		fmt.Fprintf(h, "%s %s\n", sums[name], name)
 	}
 	return "all-MiniLM-L6-v2@" + hex.EncodeToString(h.Sum(nil))[:16], nil
 }

@@ -1,15 +1,15 @@
 //go:build linux
 
-package recall
+package layout
 
 import (
 	"os"
 	"syscall"
 )
 
-// statID returns what a plain rewrite cannot hide: the inode change time
+// StatID returns what a plain rewrite cannot hide: the inode change time
 // (which utimes cannot set back) and the inode number.
-func statID(fi os.FileInfo) (ctime int64, ino uint64) {
+func StatID(fi os.FileInfo) (ctime int64, ino uint64) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return 0, 0

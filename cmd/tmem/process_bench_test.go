@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tmemhq/tmem/layout/layouttest"
+	"github.com/tmemhq/tmem/recall/minilm/minilmtest"
+)
+
+// Whole-process benchmarks: a built tmem binary, started as an agent CLI or
+// cron would start it, on the bundled example with the MiniLM-shaped test
+// model. Each reports wall time per run and the largest peak RSS seen.
+//
+//	go test ./cmd/tmem -run '^$' -bench Process -benchtime 5x
+//
+// BenchmarkProcessORT builds with -tags ort itself and needs TMEM_ORT_LIB.
+
+var (
+	binMu   sync.Mutex
+	binDir  string
+	binPath = map[bool]string{}
+)
+
+// tmemBinary builds cmd/tmem once per benchmark binary, with or without the
+// ort tag.
+func tmemBinary(b *testing.B, ort bool) string {
+	b.Helper()
+	binMu.Lock()
+	defer binMu.Unlock()
+	if p, ok := binPath[ort]; ok {
+		return p
+	}
+	if binDir == "" {
+		d, err := os.MkdirTemp("", "tmem-bench-bin-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		binDir = d
+	}
+	name, args := "tmem", []string{"build", "-o"}
+	if ort {
+		name, args = "tmem-ort", []string{"build", "-tags", "ort", "-o"}
+	}
+	p := filepath.Join(binDir, name)
+	out, err := exec.Command("go", append(args, p, ".")...).CombinedOutput()
+	if err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	binPath[ort] = p
+	return p
+}
+
+// processRun is one started tmem.
+type processRun struct {
+	bin, dir, model, backend string
+}
+
+// run starts tmem with args and returns its wall time and peak RSS in KiB.
+func (p processRun) run(b *testing.B, args ...string) (time.Duration, int64) {
+	b.Helper()
+	cmd := exec.Command(p.bin, append([]string{"--dir", p.dir, "--model", p.model, "-q"}, args...)...)
+	cmd.Env = append(os.Environ(), "TMEM_BACKEND="+p.backend)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = nil, &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("tmem %v: %v\n%s", args, err, stderr.String())
+	}
+	d := time.Since(start)
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		b.Fatal("no rusage on this platform")
+	}
+	return d, ru.Maxrss
+}
+
+func benchProcesses(b *testing.B, backend string) {
+	ort := backend == "ort"
+	if ort && os.Getenv("TMEM_ORT_LIB") == "" {
+		b.Skip("set TMEM_ORT_LIB (see .ci/setup-embed)")
+	}
+	p := processRun{bin: tmemBinary(b, ort), model: minilmtest.FullModel(b), backend: backend}
+	const task = "Why did the ETA rollover test fail on CI?"
+	cases := []struct {
+		name string
+		args []string
+		// fresh runs every iteration on a copy with no index.
+		fresh bool
+	}{
+		{"index", []string{"index"}, true},
+		{"recall", []string{"recall", "--teammate", "beacon", task}, false},
+		{"context", []string{"--now", "2026-11-20T10:00:00Z", "context", "--teammate", "beacon", task}, false},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			p.dir = layouttest.Copy(b, "../../testdata/example/.teammates").Root
+			if !c.fresh {
+				p.run(b, "index")
+			}
+			var peak int64
+			b.ResetTimer()
+			for b.Loop() {
+				if c.fresh {
+					b.StopTimer()
+					p.dir = layouttest.Copy(b, "../../testdata/example/.teammates").Root
+					b.StartTimer()
+				}
+				_, rss := p.run(b, c.args...)
+				peak = max(peak, rss)
+			}
+			b.ReportMetric(float64(peak)/1024, "peak-RSS-MiB")
+		})
+	}
+}
+
+func BenchmarkProcessGo(b *testing.B)  { benchProcesses(b, "go") }
+func BenchmarkProcessORT(b *testing.B) { benchProcesses(b, "ort") }

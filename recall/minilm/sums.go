@@ -1,0 +1,80 @@
+package minilm
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+// sumsFile, in the model folder, remembers the files' sha256 sums with the
+// stat data they were taken at, so opening the model does not hash its 90 MB
+// on every process start (about 80 ms, a third of a cold `tmem context` on
+// the fast path). A file whose size, mtime, inode or inode change time moved
+// is hashed again; any rewrite changes the last one.
+const sumsFile = ".tmem-sums.json"
+
+type cachedSum struct {
+	Size   int64  `json:"size"`
+	MTime  int64  `json:"mtime_ns"`
+	CTime  int64  `json:"ctime_ns"`
+	Ino    uint64 `json:"ino"`
+	SHA256 string `json:"sha256"`
+}
+
+// cachedSums returns the sha256 of each named file in dir, from the sums file
+// where the stat data still match. It refreshes the sums file when it hashed
+// anything, and carries on without it when the folder is read-only.
+func cachedSums(dir string, names []string) (map[string]string, error) {
+	cache := map[string]cachedSum{}
+	if b, err := os.ReadFile(filepath.Join(dir, sumsFile)); err == nil {
+		// A damaged sums file only costs a re-hash.
+		if json.Unmarshal(b, &cache) != nil {
+			cache = map[string]cachedSum{}
+		}
+	}
+	out := make(map[string]string, len(names))
+	dirty := false
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		fi, err := os.Stat(path)
+		if err != nil {
+			return nil, err
+		}
+		ctime, ino := layout.StatID(fi)
+		want := cachedSum{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), CTime: ctime, Ino: ino}
+		if c, ok := cache[name]; ok && c.SHA256 != "" {
+			want.SHA256 = c.SHA256
+			if c == want {
+				out[name] = c.SHA256
+				continue
+			}
+		}
+		sum, _, err := fileSum(path)
+		if err != nil {
+			return nil, err
+		}
+		// The file may have changed while it was read; keep the sum for this
+		// run but only cache it if the stat data held still.
+		if after, err := os.Stat(path); err == nil && after.Size() == fi.Size() && after.ModTime().Equal(fi.ModTime()) {
+			want.SHA256 = sum
+			cache[name] = want
+			dirty = true
+		}
+		out[name] = sum
+	}
+	if dirty {
+		saveSums(dir, cache)
+	}
+	return out, nil
+}
+
+// saveSums writes the sums file; failure (a read-only model folder) is not
+// an error, the sums are simply taken again next time.
+func saveSums(dir string, cache map[string]cachedSum) {
+	b, err := json.MarshalIndent(cache, "", "  ")
+	if err == nil {
+		_ = layout.WriteAtomic(filepath.Join(dir, sumsFile), append(b, '\n'))
+	}
+}
