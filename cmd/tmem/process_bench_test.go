@@ -5,10 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/tmemhq/tmem/layout/layouttest"
 	"github.com/tmemhq/tmem/recall/minilm/minilmtest"
@@ -22,38 +20,19 @@ import (
 //
 // BenchmarkProcessORT builds with -tags ort itself and needs TMEM_ORT_LIB.
 
-var (
-	binMu   sync.Mutex
-	binDir  string
-	binPath = map[bool]string{}
-)
-
-// tmemBinary builds cmd/tmem once per benchmark binary, with or without the
+// tmemBinary builds cmd/tmem into a temporary folder, with or without the
 // ort tag.
 func tmemBinary(b *testing.B, ort bool) string {
 	b.Helper()
-	binMu.Lock()
-	defer binMu.Unlock()
-	if p, ok := binPath[ort]; ok {
-		return p
-	}
-	if binDir == "" {
-		d, err := os.MkdirTemp("", "tmem-bench-bin-")
-		if err != nil {
-			b.Fatal(err)
-		}
-		binDir = d
-	}
-	name, args := "tmem", []string{"build", "-o"}
+	p := filepath.Join(b.TempDir(), "tmem")
+	args := []string{"build", "-o", p}
 	if ort {
-		name, args = "tmem-ort", []string{"build", "-tags", "ort", "-o"}
+		args = append(args, "-tags", "ort")
 	}
-	p := filepath.Join(binDir, name)
-	out, err := exec.Command("go", append(args, p, ".")...).CombinedOutput()
+	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
 	if err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	binPath[ort] = p
 	return p
 }
 
@@ -62,23 +41,21 @@ type processRun struct {
 	bin, dir, model, backend string
 }
 
-// run starts tmem with args and returns its wall time and peak RSS in KiB.
-func (p processRun) run(b *testing.B, args ...string) (time.Duration, int64) {
+// run starts tmem with args and returns its peak RSS in KiB.
+func (p processRun) run(b *testing.B, args ...string) int64 {
 	b.Helper()
 	cmd := exec.Command(p.bin, append([]string{"--dir", p.dir, "--model", p.model, "-q"}, args...)...)
 	cmd.Env = append(os.Environ(), "TMEM_BACKEND="+p.backend)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = nil, &stderr
-	start := time.Now()
 	if err := cmd.Run(); err != nil {
 		b.Fatalf("tmem %v: %v\n%s", args, err, stderr.String())
 	}
-	d := time.Since(start)
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	if !ok {
 		b.Fatal("no rusage on this platform")
 	}
-	return d, ru.Maxrss
+	return ru.Maxrss
 }
 
 func benchProcesses(b *testing.B, backend string) {
@@ -112,8 +89,7 @@ func benchProcesses(b *testing.B, backend string) {
 					p.dir = layouttest.Copy(b, "../../testdata/example/.teammates").Root
 					b.StartTimer()
 				}
-				_, rss := p.run(b, c.args...)
-				peak = max(peak, rss)
+				peak = max(peak, p.run(b, c.args...))
 			}
 			b.ReportMetric(float64(peak)/1024, "peak-RSS-MiB")
 		})

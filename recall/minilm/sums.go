@@ -15,11 +15,21 @@ import (
 // is hashed again; any rewrite changes the last one.
 const sumsFile = ".tmem-sums.json"
 
+// stamp is the stat data a sum was taken at.
+type stamp struct {
+	Size  int64  `json:"size"`
+	MTime int64  `json:"mtime_ns"`
+	CTime int64  `json:"ctime_ns"`
+	Ino   uint64 `json:"ino"`
+}
+
+func stampOf(fi os.FileInfo) stamp {
+	ctime, ino := layout.StatID(fi)
+	return stamp{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), CTime: ctime, Ino: ino}
+}
+
 type cachedSum struct {
-	Size   int64  `json:"size"`
-	MTime  int64  `json:"mtime_ns"`
-	CTime  int64  `json:"ctime_ns"`
-	Ino    uint64 `json:"ino"`
+	stamp
 	SHA256 string `json:"sha256"`
 }
 
@@ -42,14 +52,10 @@ func cachedSums(dir string, names []string) (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		ctime, ino := layout.StatID(fi)
-		want := cachedSum{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), CTime: ctime, Ino: ino}
-		if c, ok := cache[name]; ok && c.SHA256 != "" {
-			want.SHA256 = c.SHA256
-			if c == want {
-				out[name] = c.SHA256
-				continue
-			}
+		st := stampOf(fi)
+		if c, ok := cache[name]; ok && c.SHA256 != "" && c.stamp == st {
+			out[name] = c.SHA256
+			continue
 		}
 		sum, _, err := fileSum(path)
 		if err != nil {
@@ -57,9 +63,8 @@ func cachedSums(dir string, names []string) (map[string]string, error) {
 		}
 		// The file may have changed while it was read; keep the sum for this
 		// run but only cache it if the stat data held still.
-		if after, err := os.Stat(path); err == nil && after.Size() == fi.Size() && after.ModTime().Equal(fi.ModTime()) {
-			want.SHA256 = sum
-			cache[name] = want
+		if after, err := os.Stat(path); err == nil && stampOf(after) == st {
+			cache[name] = cachedSum{st, sum}
 			dirty = true
 		}
 		out[name] = sum
