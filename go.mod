@@ -15,10 +15,10 @@ require (
 	github.com/tiktoken-go/tokenizer v0.10.0
 	github.com/yalue/onnxruntime_go v1.25.0
 	github.com/yuin/goldmark v1.8.7
+	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/term v0.47.0
 	golang.org/x/text v0.32.0
 	golang.org/x/tools v0.40.0
-	gopkg.in/yaml.v2 v2.4.0
 )
 
 require (
@@ -72,5 +72,6 @@ require (
 	golang.org/x/image v0.34.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
+	gopkg.in/yaml.v2 v2.4.0 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 )

@@ -2,8 +2,6 @@ package compact
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -28,13 +26,20 @@ type Options struct {
 	Episodic  bool     // daily → weekly → monthly
 	Semantic  bool     // typed memories → WISDOM.md
 	// DryRun plans without touching anything (a pending journal is
-	// reported, not applied).
+	// reported, not applied). A summarizer that runs a program or calls
+	// an endpoint is not used: the plan shows extractive summaries.
 	DryRun bool
+	// NoArchive deletes what compaction removes instead of keeping it in
+	// memory/archive/ (the spec's plain deletion).
+	NoArchive bool
 
 	Summarizer Summarizer // nil means Extractive{}
 	Similarity Similarity // nil means Shingles{}
 	Now        func() time.Time
-	Log        io.Writer // progress lines; nil means none
+	// FileClock is the real clock that file times are compared with
+	// (Now may be set to another day); nil means time.Now.
+	FileClock func() time.Time
+	Log       io.Writer // progress lines; nil means none
 
 	// KeepWeeks is how many weeks a weekly summary lives before it is
 	// folded into its monthly; 0 means 52.
@@ -45,14 +50,21 @@ type Options struct {
 	// layout.RecentDays; negative means none.
 	KeepRecentDays int
 	// WisdomBudget is WISDOM.md's size limit in tokens (chars/4); over it,
-	// merges are proposed. 0 means 2000.
+	// merges are suggested. 0 means 2000.
 	WisdomBudget int
+	// WeeklyBudget and MonthlyBudget limit a summary's size in tokens
+	// (chars/4); 0 means DefaultWeeklyBudget and DefaultMonthlyBudget.
+	WeeklyBudget, MonthlyBudget int
 	// MinCluster is how many similar typed memories make a pattern; 0
 	// means 2.
 	MinCluster int
-	// Threshold is the similarity at which a fact joins an existing typed
-	// memory and memories cluster; 0 means 0.35.
+	// Threshold is the similarity at which typed memories cluster into a
+	// WISDOM.md entry; 0 means 0.3.
 	Threshold float64
+	// FactThreshold is the similarity at which an extracted fact is added
+	// to an existing typed memory instead of starting its own: facts merge
+	// only when they say the same thing. 0 means 0.8.
+	FactThreshold float64
 	// EvolvingDays: typed memories changed this recently (or with
 	// frontmatter status: active) are still evolving and never deleted;
 	// 0 means 14.
@@ -60,7 +72,19 @@ type Options struct {
 	// WisdomTypes are the typed-memory types that distil into wisdom;
 	// empty means feedback and project.
 	WisdomTypes []string
+	// MaxFailures is how many summarizer calls may fail in a row (an
+	// endpoint down, a program missing) before the run stops asking; 0
+	// means 3.
+	MaxFailures int
 
+	// only, when set, restricts planning to one unit (applying a
+	// proposal); replay answers its summaries.
+	only   string
+	replay map[string]string
+	held   map[string]held // answers kept in proposals
+	// summarizer is Summarizer, or its stand-in for a dry run.
+	summarizer Summarizer
+	failures   int
 	// afterStep, when set, is called after each durable step of the
 	// apply phase (tests kill the process there).
 	afterStep func(step int)
@@ -73,32 +97,35 @@ func (o *Options) defaults() error {
 	if !o.Episodic && !o.Semantic {
 		o.Episodic, o.Semantic = true, true
 	}
+	if o.Similarity == nil {
+		o.Similarity = Shingles{}
+	}
 	if o.Summarizer == nil {
 		o.Summarizer = Extractive{Similarity: o.Similarity}
 	}
-	if o.Similarity == nil {
-		o.Similarity = Shingles{}
+	o.summarizer = o.Summarizer
+	if o.DryRun && !o.trusted() {
+		o.summarizer = Extractive{Similarity: o.Similarity}
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	if o.KeepWeeks == 0 {
-		o.KeepWeeks = 52
+	if o.FileClock == nil {
+		o.FileClock = time.Now
 	}
-	if o.KeepRecentDays == 0 {
-		o.KeepRecentDays = layout.RecentDays
-	}
-	if o.WisdomBudget == 0 {
-		o.WisdomBudget = 2000
-	}
-	if o.MinCluster == 0 {
-		o.MinCluster = 2
-	}
+	setDefault(&o.KeepWeeks, 52)
+	setDefault(&o.KeepRecentDays, layout.RecentDays)
+	setDefault(&o.WisdomBudget, 2000)
+	setDefault(&o.WeeklyBudget, DefaultWeeklyBudget)
+	setDefault(&o.MonthlyBudget, DefaultMonthlyBudget)
+	setDefault(&o.MinCluster, 2)
+	setDefault(&o.EvolvingDays, 14)
+	setDefault(&o.MaxFailures, 3)
 	if o.Threshold == 0 {
 		o.Threshold = 0.3
 	}
-	if o.EvolvingDays == 0 {
-		o.EvolvingDays = 14
+	if o.FactThreshold == 0 {
+		o.FactThreshold = 0.8
 	}
 	if len(o.WisdomTypes) == 0 {
 		o.WisdomTypes = []string{"feedback", "project"}
@@ -106,16 +133,39 @@ func (o *Options) defaults() error {
 	return nil
 }
 
+func setDefault(v *int, d int) {
+	if *v == 0 {
+		*v = d
+	}
+}
+
+// trusted reports whether summaries come from the extractive summarizer,
+// whose text is the sources' own words.
+func (o *Options) trusted() bool { return isExtractive(o.Summarizer) }
+
+func (o *Options) archive() bool { return !o.NoArchive }
+
+// stopped reports whether the summarizer failed too often to go on.
+func (o *Options) stopped() bool { return o.failures >= o.MaxFailures }
+
+// plans reports whether the unit id is to be planned in this run.
+func (o *Options) plans(id string) bool { return o.only == "" || o.only == id }
+
 // Plan is what a compaction will do: units applied in order.
 type Plan struct {
 	Units []Unit `json:"units"`
 	// Failed are units that could not be planned (a summarizer error or
-	// invalid output); their sources are kept.
+	// invalid output) and files that could not be read; their sources
+	// are kept.
 	Failed []Failure `json:"failed,omitempty"`
 	// Kept are files left in place on purpose, with why.
 	Kept []Kept `json:"kept,omitempty"`
-	// Proposals are WISDOM.md merges suggested because it is over budget.
+	// Proposals are units held back because a model wrote text its
+	// sources do not support; a person applies one with
+	// `tmem compact --apply ID`.
 	Proposals []Proposal `json:"proposals,omitempty"`
+	// Merges are WISDOM.md merges suggested because it is over budget.
+	Merges []MergeSuggestion `json:"merge_suggestions,omitempty"`
 }
 
 // Unit is one step of a plan that succeeds or fails as a whole: its
@@ -138,10 +188,13 @@ type Write struct {
 }
 
 // Delete removes Path if its content hash is still SHA; a file that changed
-// since planning is kept and merged by a later run.
+// since planning is kept and merged by a later run. When Archive is set,
+// the file is deleted only once that archive file holds a copy that
+// restores it exactly.
 type Delete struct {
-	Path string `json:"path"`
-	SHA  string `json:"sha256"`
+	Path    string `json:"path"`
+	SHA     string `json:"sha256"`
+	Archive string `json:"archive,omitempty"`
 }
 
 // Failure is a unit that was not done.
@@ -156,8 +209,8 @@ type Kept struct {
 	Reason string `json:"reason"`
 }
 
-// Proposal suggests merging WISDOM.md entries to get under budget.
-type Proposal struct {
+// MergeSuggestion suggests merging WISDOM.md entries to get under budget.
+type MergeSuggestion struct {
 	Teammate string   `json:"teammate"`
 	Entries  []string `json:"entries"`
 	Reason   string   `json:"reason"`
@@ -174,7 +227,15 @@ type Result struct {
 	// them) to the plan's failures.
 	Failed []Failure `json:"failed,omitempty"`
 	Kept   []Kept    `json:"kept,omitempty"`
+	// Cleaned are temp files of interrupted writes that were removed.
+	Cleaned []string `json:"cleaned,omitempty"`
+	// Notes say what the run did differently from what was asked.
+	Notes []string `json:"notes,omitempty"`
 }
+
+// ErrStopped is wrapped by the error of a run that stopped asking its
+// summarizer after Options.MaxFailures failures in a row.
+var ErrStopped = errors.New("the summarizer failed too many times in a row")
 
 // Run compacts the workspace: it takes the workspace lock (or fails at
 // once with ErrLocked), finishes any interrupted run's journal, plans,
@@ -184,7 +245,7 @@ func Run(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, erro
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
-	unlock, ok, err := ws.TryLock(LockName)
+	unlock, ok, err := ws.TryLockWorkspace(LockName)
 	if err != nil {
 		return nil, fmt.Errorf("compact: %w", err)
 	}
@@ -192,49 +253,95 @@ func Run(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, erro
 		return nil, ErrLocked
 	}
 	defer unlock()
-	res := &Result{DryRun: opts.DryRun, Written: []string{}, Deleted: []string{}}
-	j := journal{ws: ws, step: opts.afterStep}
-	pending, err := j.load()
-	if err != nil {
-		return nil, err
+	res := &Result{DryRun: opts.DryRun, Plan: &Plan{Units: []Unit{}}, Written: []string{}, Deleted: []string{}}
+	if opts.DryRun && opts.summarizer != opts.Summarizer {
+		res.Notes = append(res.Notes, "dry run: summaries are shown as the extractive summarizer writes them; the configured summarizer was not run")
 	}
-	if pending != nil {
-		if opts.DryRun {
-			res.Plan = pending
-			res.Resumed = true
-			return res, nil
-		}
-		fmt.Fprintf(opts.Log, "resuming an interrupted compaction (%d units)\n", len(pending.Units))
-		if err := j.apply(ctx, pending, res); err != nil {
-			return res, err
-		}
-		res.Resumed = true
+	j := journal{ws: ws, step: opts.afterStep}
+	if done, err := resume(ctx, &j, &opts, res); done || err != nil {
+		return res, err
 	}
 	names, err := teammates(ws, opts.Teammates)
 	if err != nil {
 		return res, err
 	}
-	p := &Plan{Units: []Unit{}}
+	if !opts.DryRun {
+		if res.Cleaned, err = cleanTemps(ctx, ws, names, opts.FileClock()); err != nil {
+			return res, err
+		}
+	}
+	if opts.only == "" && !opts.DryRun {
+		if opts.held, err = loadHeld(ws); err != nil {
+			res.Notes = append(res.Notes, err.Error())
+		}
+	}
+	stop := plan(ctx, ws, &opts, names, res.Plan)
+	res.Kept = append(res.Kept, res.Plan.Kept...)
+	if !opts.DryRun {
+		if err := saveProposals(ws, res.Plan); err != nil {
+			return res, err
+		}
+		if len(res.Plan.Units) > 0 {
+			if err := j.begin(res.Plan); err != nil {
+				return res, err
+			}
+			if err := j.apply(ctx, res.Plan, res); err != nil {
+				return res, err
+			}
+		}
+	}
+	if stop != nil {
+		return res, stop
+	}
+	return res, failures(res)
+}
+
+// resume finishes an interrupted run's journal first; under DryRun it only
+// reports it. done is true when the run should stop there.
+func resume(ctx context.Context, j *journal, opts *Options, res *Result) (done bool, err error) {
+	pending, err := j.load()
+	if err != nil || pending == nil {
+		return false, err
+	}
+	res.Resumed = true
+	if opts.DryRun {
+		res.Plan = pending
+		return true, nil
+	}
+	fmt.Fprintf(opts.Log, "resuming an interrupted compaction (%d units)\n", len(pending.Units))
+	if err := j.apply(ctx, pending, res); err != nil {
+		return true, fmt.Errorf("%w\nthe interrupted compaction could not be finished; if this keeps failing, 'tmem compact --drop-journal' drops it safely (no source was deleted without its archive copy)", err)
+	}
+	return false, nil
+}
+
+// plan plans every teammate into p. It returns an error only when the
+// summarizer failed too often to go on; what was planned until then is
+// still in p.
+func plan(ctx context.Context, ws *layout.Workspace, opts *Options, names []string, p *Plan) error {
 	for _, name := range names {
-		if err := planTeammate(ctx, ws, &opts, name, p); err != nil {
-			return res, err
+		err := planTeammate(ctx, ws, opts, name, p)
+		if opts.stopped() || errors.Is(err, ErrStopped) {
+			last := "?"
+			if n := len(p.Failed); n > 0 {
+				last = p.Failed[n-1].Error
+			}
+			return fmt.Errorf("compact: stopped after %d summarizer failures in a row; what was planned before is applied, everything else is kept for the next run: %s", opts.failures, last)
+		}
+		if err != nil {
+			p.Failed = append(p.Failed, Failure{Unit: name, Error: err.Error()})
 		}
 	}
-	res.Plan = p
-	res.Kept = append(res.Kept, p.Kept...)
-	if !opts.DryRun && len(p.Units) > 0 {
-		if err := j.begin(p); err != nil {
-			return res, err
-		}
-		if err := j.apply(ctx, p, res); err != nil {
-			return res, err
-		}
+	return nil
+}
+
+// failures turns what failed into the run's error.
+func failures(res *Result) error {
+	all := append(append([]Failure{}, res.Plan.Failed...), res.Failed...)
+	if len(all) == 0 {
+		return nil
 	}
-	if n := len(p.Failed) + len(res.Failed); n > 0 {
-		all := append(append([]Failure{}, p.Failed...), res.Failed...)
-		return res, fmt.Errorf("compact: %d unit(s) failed, their sources are kept: %s: %s", n, all[0].Unit, all[0].Error)
-	}
-	return res, nil
+	return fmt.Errorf("compact: %d unit(s) or file(s) failed, their sources are kept: %s: %s", len(all), all[0].Unit, all[0].Error)
 }
 
 func teammates(ws *layout.Workspace, want []string) ([]string, error) {
@@ -257,12 +364,6 @@ func teammates(ws *layout.Workspace, want []string) ([]string, error) {
 		out = append(out, t.Name)
 	}
 	return out, nil
-}
-
-// sum is the hex SHA-256 of b.
-func sum(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
 }
 
 // fileSum returns the hash of the workspace file rel, "" when it does not

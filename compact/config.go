@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v2"
+	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/tmemhq/tmem/layout"
 )
@@ -26,8 +26,11 @@ import (
 //	    model: llama3.1
 //	    api_key_env: OPENAI_API_KEY  # the variable holding the key; may be unset
 //	  wisdom_budget: 2000          # tokens (chars/4)
+//	  weekly_budget: 1500          # tokens per weekly summary
+//	  monthly_budget: 4000         # tokens per monthly summary
 //	  keep_weeks: 52
 //	  keep_recent_days: 7
+//	  archive: true                # false: delete what compaction removes (the spec's plain deletion)
 const ConfigFile = "tmem.yaml"
 
 // Config is the `compact:` section of ConfigFile.
@@ -37,23 +40,28 @@ type Config struct {
 	Timeout        string       `yaml:"timeout"`
 	OpenAI         OpenAIConfig `yaml:"openai"`
 	WisdomBudget   int          `yaml:"wisdom_budget"`
+	WeeklyBudget   int          `yaml:"weekly_budget"`
+	MonthlyBudget  int          `yaml:"monthly_budget"`
 	KeepWeeks      int          `yaml:"keep_weeks"`
 	KeepRecentDays int          `yaml:"keep_recent_days"`
+	// Archive keeps what compaction removes in memory/archive/; unset
+	// means true.
+	Archive *bool `yaml:"archive"`
 }
 
 // Argv is a command line: a YAML list, or a string split on spaces.
 type Argv []string
 
 // UnmarshalYAML implements yaml.Unmarshaler.
-func (a *Argv) UnmarshalYAML(unmarshal func(interface{}) error) error {
+func (a *Argv) UnmarshalYAML(n *yaml.Node) error {
 	var s string
-	if err := unmarshal(&s); err == nil {
+	if n.Kind == yaml.ScalarNode && n.Decode(&s) == nil {
 		*a = strings.Fields(s)
 		return nil
 	}
 	var list []string
-	if err := unmarshal(&list); err != nil {
-		return fmt.Errorf("compact.command: want a list or a string")
+	if err := n.Decode(&list); err != nil {
+		return fmt.Errorf("line %d: compact.command: want a list or a string", n.Line)
 	}
 	*a = list
 	return nil
@@ -135,5 +143,14 @@ func (c Config) Apply(opts *Options) {
 	}
 	if opts.KeepRecentDays == 0 {
 		opts.KeepRecentDays = c.KeepRecentDays
+	}
+	if opts.WeeklyBudget == 0 {
+		opts.WeeklyBudget = c.WeeklyBudget
+	}
+	if opts.MonthlyBudget == 0 {
+		opts.MonthlyBudget = c.MonthlyBudget
+	}
+	if c.Archive != nil && !*c.Archive {
+		opts.NoArchive = true
 	}
 }

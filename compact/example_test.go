@@ -11,7 +11,8 @@ import (
 	"github.com/tmemhq/tmem/layout"
 )
 
-// A week of logs becomes a weekly summary once the week is over.
+// A week of logs becomes a weekly summary once the week is over; the
+// daily itself moves, word for word, to the archive.
 func ExampleRun() {
 	dir, _ := os.MkdirTemp("", "tmem-example")
 	defer os.RemoveAll(dir)
@@ -35,23 +36,22 @@ func ExampleRun() {
 	b, _ := os.ReadFile(ws.Abs("beacon/memory/weekly/2026-W11.md"))
 	fmt.Print(string(b))
 	// Output:
-	// [beacon/memory/weekly/2026-W11.md] [beacon/memory/2026-03-10.md]
+	// [beacon/memory/archive/2026-03.md beacon/memory/weekly/2026-W11.md] [beacon/memory/2026-03-10.md]
 	// ---
 	// type: weekly
 	// week: 2026-W11
 	// teammate: beacon
 	// period: 2026-03-09 to 2026-03-15
 	// sources:
-	// - 2026-03-10.md sha256:37ae3a679a73
+	// - 2026-03-10.md sha256:37ae3a679a73 archive/2026-03.md:6-11
 	// ---
 	//
 	// # Week 2026-W11
 	//
-	// ## Decisions and lessons
+	// ## 2026-03-10 Tuesday
 	//
-	// - Decision: keep cookie-based auth for now
+	// - Refactored auth middleware — Moved session validation into its own module
+	//   - Decision: keep cookie-based auth for now
 	//
-	// ## Work
-	//
-	// - 2026-03-10 Refactored auth middleware: Moved session validation into its own module
+	// Log: archive/2026-03.md:6-11
 }

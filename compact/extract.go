@@ -4,149 +4,209 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tmemhq/tmem/layout"
 )
 
-// extractType says which typed memory a marked line becomes: facts are
-// project knowledge, lessons are feedback; decisions stay in the summary.
-func extractType(heading string, l markedLine) string {
-	if !l.Marked {
-		return ""
+// fact is a marked paragraph that is filed as a typed memory: lessons as
+// feedback, facts as project knowledge. Decisions stay in the summaries.
+type fact struct {
+	typ    string
+	text   string   // the paragraph (or marked heading), word for word
+	detail []string // the paragraphs under a marked heading, word for word
+	source string   // "2026-03-09.md sha256:0123456789ab"
+}
+
+// factsOf returns the facts and lessons of a daily log. A heading that is
+// itself a statement ("## Lesson: never deploy on Fridays") is one fact
+// with its paragraphs as detail; under a heading that names a kind
+// ("### Lessons learned") every paragraph is a fact of its own.
+func factsOf(d dayFile, memRel string) []fact {
+	doc, err := layout.Parse(d.Path, d.Body)
+	if err != nil {
+		return nil
 	}
-	switch l.Mark {
+	src := memRel + " " + shortSum(d.SHA)
+	var out []fact
+	for _, en := range doc.Entries {
+		if typ := typeOf(markedPrefixOf(en.Heading)); typ != "" {
+			f := fact{typ: typ, text: en.Heading, source: src}
+			for _, b := range entryBlocks(en.Heading, en.Text) {
+				if !b.Heading {
+					f.detail = append(f.detail, b.Text)
+				}
+			}
+			out = append(out, f)
+			continue
+		}
+		out = append(out, blockFacts(en, src)...)
+	}
+	return out
+}
+
+func blockFacts(en layout.Entry, src string) []fact {
+	var out []fact
+	under := headingMark(en.Heading)
+	sub := ""
+	for _, b := range entryBlocks(en.Heading, en.Text) {
+		if b.Heading {
+			sub = headingMark(b.Text)
+			continue
+		}
+		mark := b.Mark
+		if mark == "heading" {
+			mark = firstOf(sub, under)
+		}
+		if typ := typeOf(mark); typ != "" {
+			out = append(out, fact{typ: typ, text: b.Text, source: src})
+		}
+	}
+	return out
+}
+
+func typeOf(mark string) string {
+	switch mark {
 	case "fact":
 		return "project"
 	case "lesson", "learned":
 		return "feedback"
-	case "heading":
-		for _, w := range words(heading) {
-			switch w {
-			case "fact":
-				return "project"
-			case "lesson", "learn", "learning":
-				return "feedback"
-			}
-		}
 	}
 	return ""
 }
 
-// extract plans typed-memory writes for the durable facts and lessons in
-// ds. A line already present in a typed memory is skipped; a line similar
-// to one (Threshold) is added to it; otherwise a new memory is created.
-// Writes chain through the overlay, so later units see earlier ones.
-func (pl *planner) extract(ds []dayFile) ([]Write, error) {
-	touched := map[string]string{} // path → hash before this unit
-	var order []string
-	for _, d := range ds {
-		doc, err := layout.Parse(d.Path, d.Body)
-		if err != nil {
-			return nil, fmt.Errorf("compact %s: %w", d.Path, err)
-		}
-		src := pl.memRel(d.Path)
-		for _, en := range doc.Entries {
-			head := en.Heading
-			for _, l := range scanLines(en.Heading, en.Text) {
-				if strings.HasPrefix(l.Text, "#") {
-					head = l.Text
-					continue
-				}
-				typ := extractType(head, l)
-				if typ == "" {
-					continue
-				}
-				line := stripListMarker(l.Text)
-				path, err := pl.addFact(typ, line, src)
-				if err != nil {
-					return nil, err
-				}
-				if path == "" {
-					continue
-				}
-				if _, ok := touched[path]; !ok {
-					touched[path] = pl.overlay[path].Last
-					order = append(order, path)
-				}
+// extract plans typed-memory writes for the facts of dailies. A fact that
+// a memory of its type already holds is skipped; one that says the same
+// as a memory (FactThreshold) is added to it; anything else becomes a new
+// memory, named after its own sentence.
+func (pl *planner) extract(ub *unit, dailies []dayFile) error {
+	for _, d := range dailies {
+		for _, f := range factsOf(d, pl.memRel(d.Path)) {
+			if err := pl.fileFact(ub, f); err != nil {
+				return err
 			}
 		}
 	}
-	sort.Strings(order)
-	var out []Write
-	for _, p := range order {
-		mf := pl.overlay[p]
-		out = append(out, Write{Path: p, Before: touched[p], After: sum(mf.Content), Content: string(mf.Content)})
-		mf.Last = sum(mf.Content)
-	}
-	return out, nil
-}
-
-// addFact puts line into a typed memory of type typ in the overlay and
-// returns its path, or "" when a memory already holds it.
-func (pl *planner) addFact(typ, line, src string) (string, error) {
-	var best *memFile
-	bestScore := 0.0
-	var paths []string
-	for p := range pl.overlay {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		mf := pl.overlay[p]
-		f := layout.Classify(pl.name, "memory", strings.TrimPrefix(p, pl.name+"/memory/"))
-		if f.Kind != layout.KindTyped || f.Type != typ {
-			continue
-		}
-		if strings.Contains(string(mf.Content), line) {
-			return "", nil
-		}
-		d, err := layout.Parse(p, mf.Content)
-		if err != nil {
-			continue
-		}
-		if s := pl.o.Similarity.Similarity(line, d.Get("name")+" "+string(d.Body)); s > bestScore {
-			best, bestScore = mf, s
-		}
-	}
-	if best != nil && bestScore >= pl.o.Threshold {
-		return best.Path, pl.appendFact(best, line, src)
-	}
-	topic := factTopic(line)
-	slug, err := layout.Slug(topic)
-	if err != nil {
-		slug = "note"
-	}
-	path := layout.TypedPath(pl.name, typ, slug)
-	if mf := pl.overlay[path]; mf != nil {
-		return path, pl.appendFact(mf, line, src)
-	}
-	d := &layout.Doc{Path: path}
-	d.Set("name", clip(factText(line), 60))
-	d.Set("description", clip(factText(line), 120))
-	d.Set("type", typ)
-	d.Set("sources", toIface([]string{src}))
-	d.Body = []byte("\n" + line + "\n")
-	pl.overlay[path] = &memFile{Path: path, Content: d.Bytes(), Fresh: true}
-	return path, nil
-}
-
-func (pl *planner) appendFact(mf *memFile, line, src string) error {
-	d, err := layout.Parse(mf.Path, mf.Content)
-	if err != nil {
-		return fmt.Errorf("compact %s: %w", mf.Path, err)
-	}
-	srcs := appendUnique(readSources(d), src)
-	d.Set("sources", toIface(srcs))
-	d.Body = []byte(strings.TrimRight(string(d.Body), " \t\r\n") + "\n\n" + line + "\n")
-	mf.Content = d.Bytes()
-	mf.Fresh = true
 	return nil
 }
 
-// factText is a marked line without its "Lesson:"-style prefix.
+// fileFact files one fact.
+func (pl *planner) fileFact(ub *unit, f fact) error {
+	best, held, err := pl.closest(f)
+	if err != nil || held {
+		return err
+	}
+	if best != "" {
+		return pl.appendFact(ub, best, f)
+	}
+	rel, err := pl.freshPath(f)
+	if err != nil {
+		return err
+	}
+	d := &layout.Doc{Path: rel}
+	name := capitalise(factText(f.text))
+	for _, kv := range []struct {
+		k string
+		v interface{}
+	}{{"name", clipWords(firstSentenceOr(name), 80)}, {"description", clipWords(name, 200)}, {"type", f.typ}, {"sources", []string{f.source}}} {
+		if err := d.Set(kv.k, kv.v); err != nil {
+			return err
+		}
+	}
+	d.Body = []byte("\n" + factBody(f) + "\n")
+	return ub.write(rel, d.Bytes())
+}
+
+// closest finds the memory of the fact's type that says the same thing;
+// held is true when one already holds the fact word for word.
+func (pl *planner) closest(f fact) (best string, held bool, err error) {
+	score := 0.0
+	for _, rel := range pl.typedPaths(f.typ) {
+		mf := pl.overlay[rel]
+		if strings.Contains(string(mf.Content), f.text) {
+			return "", true, nil
+		}
+		d, err := layout.Parse(rel, mf.Content)
+		if err != nil {
+			continue
+		}
+		s := pl.o.Similarity.Similarity(factText(f.text), strings.TrimSpace(string(d.Body)))
+		if s > score {
+			best, score = rel, s
+		}
+	}
+	if score < pl.o.FactThreshold {
+		best = ""
+	}
+	return best, false, nil
+}
+
+// typedPaths lists the planned typed memories of one type, by path.
+func (pl *planner) typedPaths(typ string) []string {
+	var out []string
+	for rel, mf := range pl.overlay {
+		f := layout.Classify(pl.name, "memory", pl.memRel(rel))
+		if mf.Exists && f.Kind == layout.KindTyped && f.Type == typ && !strings.Contains(pl.memRel(rel), "/") {
+			out = append(out, rel)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (pl *planner) appendFact(ub *unit, rel string, f fact) error {
+	mf := pl.overlay[rel]
+	d, err := layout.Parse(rel, mf.Content)
+	if err != nil {
+		return fmt.Errorf("compact %s: %w", rel, err)
+	}
+	if srcs := d.List("sources"); !contains(srcs, f.source) {
+		if err := d.Set("sources", append(srcs, f.source)); err != nil {
+			return err
+		}
+	}
+	d.Body = []byte(strings.TrimRight(string(d.Body), " \t\r\n") + "\n\n" + factBody(f) + "\n")
+	return ub.write(rel, d.Bytes())
+}
+
+// freshPath names a new memory after the first content words of its fact,
+// adding words, then a number, until the name is free.
+func (pl *planner) freshPath(f fact) (string, error) {
+	ws := topicWords(factText(f.text))
+	if len(ws) == 0 {
+		ws = []string{"note"}
+	}
+	for n := min(4, len(ws)); ; n++ {
+		base := strings.Join(ws[:min(n, len(ws))], " ")
+		if n > len(ws) {
+			base += fmt.Sprintf(" %d", n-len(ws)+1)
+		}
+		slug, err := layout.Slug(base)
+		if err != nil {
+			slug = "note"
+		}
+		rel := layout.TypedPath(pl.name, f.typ, slug)
+		mf, err := pl.file(rel)
+		if err != nil {
+			return "", err
+		}
+		if !mf.Exists {
+			return rel, nil
+		}
+	}
+}
+
+func factBody(f fact) string {
+	if len(f.detail) == 0 {
+		return f.text
+	}
+	return f.text + "\n\n" + strings.Join(f.detail, "\n\n")
+}
+
+// factText is a marked paragraph without its "Lesson:"-style prefix.
 func factText(line string) string {
 	s := strings.TrimLeft(line, "*_ ")
-	if _, ok := markedPrefix(s); ok {
+	if markedPrefixOf(s) != "" {
 		if i := strings.Index(s, ":"); i >= 0 {
 			s = strings.TrimLeft(s[i+1:], "*_ ")
 		}
@@ -154,19 +214,50 @@ func factText(line string) string {
 	return strings.TrimSpace(s)
 }
 
-// factTopic names a new typed memory after the line's first content words.
-func factTopic(line string) string {
-	var ws []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(factText(line)), func(r rune) bool {
+// firstSentenceOr is the first sentence of s, or s when it has none that
+// can be quoted.
+func firstSentenceOr(s string) string {
+	if f := firstSentence(s); f != "" {
+		return f
+	}
+	return s
+}
+
+// clipWords shortens s to at most n characters at a word boundary, with
+// "…" when something was left out. A single word longer than n is kept.
+func clipWords(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	cut := strings.LastIndex(string(r[:n]), " ")
+	if cut <= 0 {
+		if i := strings.Index(s, " "); i > 0 {
+			return s[:i] + "…"
+		}
+		return s
+	}
+	return strings.TrimRight(s[:cut], " ,;:-—") + "…"
+}
+
+// topicWords are the lowercase content words of s, for a file name.
+func topicWords(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
 	}) {
-		if stopWords[w] || w == "lesson" || w == "fact" {
-			continue
-		}
-		ws = append(ws, w)
-		if len(ws) == 4 {
-			break
+		if !stopWords[w] {
+			out = append(out, w)
 		}
 	}
-	return strings.Join(ws, " ")
+	return out
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

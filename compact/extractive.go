@@ -4,309 +4,248 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/tmemhq/tmem/layout"
 )
 
-// Extractive is the default Summarizer: offline and deterministic. It keeps
-// every line marked as a decision, lesson or fact word for word, reduces
-// every other entry to its heading and first line, and merges near-duplicate
-// lines. A line is marked when it starts with "Decision:", "Decided:",
-// "Lesson:", "Learned:" or "Fact:" (any case, after a list marker), carries
-// a #decision or #lesson tag, or sits under a heading holding one of those
-// words.
+// Extractive is the default Summarizer: offline, deterministic and honest.
+// A weekly summary has a section per day; each entry of the day becomes
+// one bullet, its heading and the first full sentence of its text (never
+// cut inside a sentence or a word, never leaving Markdown open), and every
+// paragraph or list item marked as a decision, lesson or fact follows it
+// word for word as a sub-item. A paragraph is marked when it starts with
+// "Decision:", "Decided:", "Lesson:", "Learned:" or "Fact:" (any case,
+// bold or not), carries a #decision or #lesson tag, or sits under a
+// heading holding one of those words. Different days are never merged.
+// A monthly summary gathers its weeks' day sections. Over Request.Budget
+// the sentences go first, then the unmarked bullets of each day (counted,
+// with a pointer to the full log); marked text is always kept.
 type Extractive struct {
-	Similarity Similarity // nil means Shingles{}
-	// DupThreshold is the similarity at or above which two unmarked lines
-	// are merged; 0 means 0.8.
-	DupThreshold float64
+	Similarity Similarity // used for wisdom entries; nil means Shingles{}
 }
 
+// Default summary budgets, in tokens (chars/4).
 const (
-	decisionsHeading = "Decisions and lessons"
-	workHeading      = "Work"
-	maxWorkLine      = 120
-	maxWeekItems     = 8
+	DefaultWeeklyBudget  = 1500
+	DefaultMonthlyBudget = 4000
 )
 
-var (
-	datePrefix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}|\d{4}-W\d{2})(, (\d{4}-\d{2}-\d{2}|\d{4}-W\d{2}))*:? `)
-	digits     = regexp.MustCompile(`\S*\d\S*`)
-)
+// logPrefix starts the line of a day section that says where the day's
+// full log is.
+const logPrefix = "Log: "
 
-// workItem is one line of a summary's Work section: what was done, and
-// the days (or weeks) it was done on.
-type workItem struct {
-	labels []string
-	text   string
-	key    string
-}
-
-// splitLabels splits "2026-03-09, 2026-03-10 text" into its dates and text.
-func splitLabels(s string) ([]string, string) {
-	m := datePrefix.FindString(s)
-	if m == "" {
-		return nil, s
-	}
-	var labels []string
-	for _, l := range strings.Split(strings.TrimRight(m, ": "), ", ") {
-		labels = append(labels, l)
-	}
-	return labels, s[len(m):]
-}
-
-// noDigits drops every word holding a digit (dates, counts, ids), so that
-// the same work on different days compares equal.
-func noDigits(s string) string { return digits.ReplaceAllString(s, "") }
+var dayHeading = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})\b`)
 
 // Summarize implements Summarizer.
 func (e Extractive) Summarize(_ context.Context, req Request) (string, error) {
-	sim, th := e.sim()
 	switch req.Kind {
 	case KindWisdom:
-		return e.wisdom(req, sim)
+		return e.wisdom(req)
 	case KindWeekly, KindMonthly:
 	default:
 		return "", fmt.Errorf("extractive: unknown kind %q", req.Kind)
 	}
-	var keep []string
-	var work []*workItem
-	seen := map[string]bool{}
-	addKeep := func(s string) {
-		if !seen[s] {
-			seen[s] = true
-			keep = append(keep, s)
-		}
-	}
-	addWork := func(line string) {
-		labels, text := splitLabels(stripListMarker(line))
-		key := noDigits(text)
-		for _, w := range work {
-			if w.text == text || sim.Similarity(key, w.key) >= th {
-				for _, l := range labels {
-					w.labels = appendUnique(w.labels, l)
-				}
-				return
-			}
-		}
-		work = append(work, &workItem{labels: labels, text: text, key: key})
-	}
-	if req.Existing != "" {
-		d, err := layout.Parse("existing "+req.Unit, []byte(req.Existing))
-		if err != nil {
-			return "", fmt.Errorf("extractive: %w", err)
-		}
-		for _, en := range d.Entries {
-			for _, l := range scanLines(en.Heading, en.Text) {
-				switch {
-				case l.Marked:
-					addKeep(asItem(l.Text))
-				case !strings.HasPrefix(l.Text, "#"):
-					addWork(asItem(l.Text))
-				}
-			}
-		}
+	secs, err := existingSections(req)
+	if err != nil {
+		return "", err
 	}
 	for _, src := range req.Sources {
-		d, err := layout.Parse(src.Path, []byte(src.Text))
+		add, err := sourceSections(req.Kind, src)
 		if err != nil {
-			return "", fmt.Errorf("extractive: %w", err)
+			return "", err
 		}
-		var items []string
-		for _, en := range d.Entries {
-			lines := scanLines(en.Heading, en.Text)
-			var first string
-			for _, l := range lines {
-				switch {
-				case l.Marked:
-					addKeep(asItem(l.Text))
-				case first == "" && !strings.HasPrefix(l.Text, "#"):
-					first = stripListMarker(l.Text)
-				}
-			}
-			if req.Kind == KindMonthly {
-				if markedHeading(en.Heading) {
-					continue
-				}
-				for _, l := range lines {
-					if !l.Marked && !strings.HasPrefix(l.Text, "#") {
-						it := workTopic(l.Text)
-						dup := false
-						for _, x := range items {
-							if noDigits(x) == noDigits(it) {
-								dup = true
-							}
-						}
-						if !dup {
-							items = append(items, it)
-						}
-					}
-				}
-				continue
-			}
-			if markedHeading(en.Heading) || (en.Heading == "" && first == "") {
-				continue
-			}
-			item := en.Heading
-			if item == "" {
-				item, first = first, ""
-			}
-			if first != "" {
-				item += ": " + first
-			}
-			addWork(src.Label + " " + clip(item, maxWorkLine))
+		secs = mergeSections(secs, add)
+	}
+	title := "# Week " + req.Unit
+	if req.Kind == KindMonthly {
+		title = "# Month " + req.Unit
+	}
+	return fitBudget(title, secs, budgetOf(req)), nil
+}
+
+func budgetOf(req Request) int {
+	switch {
+	case req.Budget > 0:
+		return req.Budget
+	case req.Kind == KindMonthly:
+		return DefaultMonthlyBudget
+	}
+	return DefaultWeeklyBudget
+}
+
+// section is one "##" section of a summary. Key orders and matches them:
+// a day's date, or a week's Monday for text that is not a day section.
+type section struct {
+	Key  string
+	Day  bool // a day section, which a newer rendering of that day replaces
+	Text string
+	// digests, label and where are kept for a day section rendered in
+	// this run, so that the budget can render it again with less.
+	digests []digest
+	label   string
+	where   string
+}
+
+// existingSections reads the summary the sources are merged into.
+func existingSections(req Request) ([]section, error) {
+	if strings.TrimSpace(req.Existing) == "" {
+		return nil, nil
+	}
+	d, err := layout.Parse("existing "+req.Unit, []byte(req.Existing))
+	if err != nil {
+		return nil, fmt.Errorf("extractive: %w", err)
+	}
+	return docSections(d, ""), nil
+}
+
+// docSections splits a summary into sections: day sections keyed by
+// their date, anything else under key (with its heading kept).
+func docSections(d *layout.Doc, key string) []section {
+	var out []section
+	for _, en := range d.Entries {
+		if m := dayHeading.FindString(en.Heading); m != "" {
+			out = append(out, section{Key: m, Day: true, Text: entryMarkdown(en)})
+			continue
 		}
-		if req.Kind == KindMonthly && len(items) > 0 {
-			more := ""
-			if len(items) > maxWeekItems {
-				more = fmt.Sprintf("; and %d more", len(items)-maxWeekItems)
-				items = items[:maxWeekItems]
+		if en.Heading == "" && strings.TrimSpace(en.Text) == "" {
+			continue
+		}
+		out = append(out, section{Key: key, Text: entryMarkdown(en)})
+	}
+	return out
+}
+
+func entryMarkdown(en layout.Entry) string {
+	if en.Heading == "" {
+		return strings.TrimSpace(en.Text)
+	}
+	return strings.TrimSpace("## " + en.Heading + "\n\n" + en.Text)
+}
+
+// sourceSections turns one source into sections: a daily log into its
+// day section, a weekly summary (for a monthly) into its day sections and
+// the rest of its text under the week's heading.
+func sourceSections(kind Kind, src Source) ([]section, error) {
+	d, err := layout.Parse(src.Path, []byte(src.Text))
+	if err != nil {
+		return nil, fmt.Errorf("extractive: %w", err)
+	}
+	if kind == KindWeekly {
+		ds := digestDoc(d)
+		return []section{{Key: src.Label, Day: true, Text: renderDay(src.Label, ds, src.Where), digests: ds, label: src.Label, where: src.Where}}, nil
+	}
+	wk, err := layout.ParseWeek(src.Label)
+	if err != nil {
+		return nil, fmt.Errorf("extractive: monthly source %s: %w", src.Path, err)
+	}
+	key := wk.Start().Format(layout.DateLayout)
+	var out []section
+	for _, s := range docSections(d, key) {
+		if !s.Day && !strings.HasPrefix(s.Text, "## ") {
+			s.Text = "## Week " + src.Label + "\n\n" + s.Text
+		} else if !s.Day {
+			s.Text = "## Week " + src.Label + ": " + strings.TrimPrefix(s.Text, "## ")
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// mergeSections adds sections to a summary: a day already there is
+// replaced by its newer rendering, everything else keeps its place, and
+// the result is in date order (stable, so hand-written sections without a
+// date stay first).
+func mergeSections(old, add []section) []section {
+	out := append([]section(nil), old...)
+	for _, s := range add {
+		replaced := false
+		for i := range out {
+			if s.Day && out[i].Day && out[i].Key == s.Key {
+				out[i], replaced = s, true
+				break
 			}
-			addWork(src.Label + " " + strings.Join(items, "; ") + more)
+		}
+		if !replaced {
+			out = append(out, s)
 		}
 	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// digest is what a summary keeps of one entry.
+type digest struct {
+	Heading  string   // word for word; "" for text before the first heading
+	Sentence string   // first full sentence of its first unmarked paragraph
+	Marked   []string // marked paragraphs and items, word for word
+}
+
+func digestDoc(d *layout.Doc) []digest {
+	var out []digest
+	for _, en := range d.Entries {
+		if g := digestEntry(en); g.Heading != "" || g.Sentence != "" || len(g.Marked) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func digestEntry(en layout.Entry) digest {
+	g := digest{Heading: en.Heading}
+	tried := false
+	for _, b := range entryBlocks(en.Heading, en.Text) {
+		switch {
+		case b.Heading:
+		case b.Mark != "":
+			g.Marked = append(g.Marked, b.Text)
+		case !tried:
+			g.Sentence, tried = firstSentence(b.Text), true
+		}
+	}
+	return g
+}
+
+// renderDay writes a day section: a bullet per entry, the marked text as
+// sub-items, and where the full log is.
+func renderDay(label string, ds []digest, where string) string {
 	var b strings.Builder
-	if req.Kind == KindWeekly {
-		fmt.Fprintf(&b, "# Week %s\n", req.Unit)
-	} else {
-		fmt.Fprintf(&b, "# Month %s\n", req.Unit)
+	b.WriteString("## " + dayLabel(label) + "\n\n")
+	if len(ds) == 0 {
+		b.WriteString("- Nothing was logged.\n")
 	}
-	if len(keep) > 0 {
-		b.WriteString("\n## " + decisionsHeading + "\n\n" + strings.Join(keep, "\n") + "\n")
-	}
-	if len(work) > 0 {
-		b.WriteString("\n## " + workHeading + "\n\n")
-		for _, w := range work {
-			b.WriteString("- " + strings.Join(w.labels, ", ") + " " + w.text + "\n")
+	for _, g := range ds {
+		b.WriteString(bullet(g) + "\n")
+		for _, m := range g.Marked {
+			b.WriteString("  - " + m + "\n")
 		}
 	}
-	if len(keep) == 0 && len(work) == 0 {
-		b.WriteString("\nNothing was logged.\n")
+	if where != "" {
+		b.WriteString("\n" + logPrefix + where + "\n")
 	}
-	return b.String(), nil
+	return strings.TrimRight(b.String(), "\n")
 }
 
-func (e Extractive) sim() (Similarity, float64) {
-	sim := e.Similarity
-	if sim == nil {
-		sim = Shingles{}
+// bullet is an entry's line: its heading, then its first sentence.
+func bullet(g digest) string {
+	switch {
+	case g.Heading == "" && g.Sentence == "":
+		return "- (untitled)"
+	case g.Heading == "":
+		return "- " + g.Sentence
+	case g.Sentence == "":
+		return "- " + g.Heading
 	}
-	th := e.DupThreshold
-	if th == 0 {
-		th = 0.8
-	}
-	return sim, th
+	return "- " + g.Heading + " — " + g.Sentence
 }
 
-// asItem makes a trimmed line a list item, keeping it word for word.
-func asItem(t string) string {
-	if strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "+ ") {
-		return t
+// dayLabel is "2026-03-09 Monday" for a date, the label itself otherwise.
+func dayLabel(label string) string {
+	t, err := time.Parse(layout.DateLayout, label)
+	if err != nil {
+		return label
 	}
-	return "- " + t
-}
-
-// workTopic reduces a weekly "Work" line to its topic: no list marker, no
-// date, nothing after the first ": ".
-func workTopic(line string) string {
-	s := datePrefix.ReplaceAllString(stripListMarker(line), "")
-	if i := strings.Index(s, ": "); i > 0 {
-		s = s[:i]
-	}
-	return clip(s, 60)
-}
-
-// clip shortens s to at most n bytes at a word boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := strings.LastIndex(s[:n], " ")
-	if cut < n/2 {
-		cut = n
-		for cut > 0 && (s[cut]&0xC0) == 0x80 {
-			cut--
-		}
-	}
-	return strings.TrimRight(s[:cut], " ,;:") + "…"
-}
-
-// wisdom distils similar memories into one entry: the title of the most
-// central memory, its rule, and the first "How to apply" line found.
-func (e Extractive) wisdom(req Request, sim Similarity) (string, error) {
-	if len(req.Sources) == 0 {
-		return "", fmt.Errorf("extractive: wisdom %s has no sources", req.Unit)
-	}
-	if req.Existing != "" {
-		return req.Existing, nil
-	}
-	best, bestScore := 0, -1.0
-	for i, a := range req.Sources {
-		s := 0.0
-		for j, b := range req.Sources {
-			if i != j {
-				s += sim.Similarity(a.Text, b.Text)
-			}
-		}
-		if s > bestScore {
-			best, bestScore = i, s
-		}
-	}
-	c := req.Sources[best]
-	title := c.Label
-	rule := ""
-	var apply string
-	for _, src := range append([]Source{c}, req.Sources...) {
-		for _, l := range strings.Split(src.Text, "\n") {
-			t := stripListMarker(l)
-			if t == "" || strings.HasPrefix(t, "#") {
-				continue
-			}
-			low := strings.ToLower(strings.Trim(t, "*_ "))
-			switch {
-			case strings.HasPrefix(low, "how to apply"):
-				if apply == "" {
-					apply = applyText(t)
-				}
-			case strings.HasPrefix(low, "why") || strings.HasPrefix(low, "sources:"):
-			case rule == "":
-				rule = firstSentence(t)
-			}
-		}
-	}
-	if rule == "" {
-		return "", fmt.Errorf("extractive: wisdom %s: no rule found in sources", req.Unit)
-	}
-	text := rule
-	if apply != "" && apply != rule && sentences(rule+" "+apply) <= 3 {
-		text += " " + apply
-	}
-	return "## " + title + "\n\n" + text + "\n", nil
-}
-
-// firstSentence returns s up to and including its first sentence end.
-func firstSentence(s string) string {
-	s = strings.TrimSpace(s)
-	for i := 0; i < len(s); i++ {
-		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && (i+1 == len(s) || s[i+1] == ' ') {
-			return s[:i+1]
-		}
-	}
-	if !strings.HasSuffix(s, ".") {
-		s += "."
-	}
-	return s
-}
-
-// applyText turns "**How to apply:** run it on staging" into "Run it on
-// staging."
-func applyText(t string) string {
-	i := strings.Index(t, ":")
-	s := strings.TrimLeft(t[i+1:], "*_ ")
-	if s == "" {
-		return ""
-	}
-	s = firstSentence(s)
-	return strings.ToUpper(s[:1]) + s[1:]
+	return label + " " + t.Weekday().String()
 }

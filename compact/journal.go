@@ -50,7 +50,7 @@ func (j *journal) load() (*Plan, error) {
 	}
 	var p Plan
 	if err := json.Unmarshal(b, &p); err != nil {
-		return nil, fmt.Errorf("compact journal %s: %w (delete it to start over; no file was changed by a unit that had not started)", journalPath, err)
+		return nil, fmt.Errorf("compact journal %s: %w (run 'tmem compact --drop-journal' to drop it safely)", journalPath, err)
 	}
 	done, err := j.done()
 	if err != nil {
@@ -189,6 +189,9 @@ func (j *journal) applyUnit(ctx context.Context, u Unit, res *Result) error {
 			res.Kept = append(res.Kept, Kept{Path: d.Path, Reason: "changed during compaction; merged by the next run"})
 			continue
 		}
+		if err := j.archived(u.Teammate, d); err != nil {
+			return fmt.Errorf("compact %s: %s is kept: %w", u.ID, d.Path, err)
+		}
 		if err := j.ws.Remove(d.Path); err != nil {
 			return fmt.Errorf("compact %s: %w", u.ID, err)
 		}
@@ -207,4 +210,55 @@ func (j *journal) remove(rel string) error {
 		return fmt.Errorf("compact journal: %w", err)
 	}
 	return nil
+}
+
+// archived checks, before a delete, that the archive holds a copy that
+// restores the file exactly: a section of a month file, or a whole typed
+// memory. A delete without an archive (the archive is off) passes.
+func (j *journal) archived(teammate string, d Delete) error {
+	if d.Archive == "" {
+		return nil
+	}
+	b, err := os.ReadFile(j.ws.Abs(d.Archive))
+	if err != nil {
+		return fmt.Errorf("no archive copy: %w", err)
+	}
+	if strings.HasPrefix(d.Archive, teammate+"/memory/"+layout.ArchiveDir+"/typed/") {
+		if sum(b) != d.SHA {
+			return fmt.Errorf("archive copy %s does not match it", d.Archive)
+		}
+		return nil
+	}
+	secs, err := layout.ParseArchive(d.Archive, b)
+	if err != nil {
+		return fmt.Errorf("archive copy: %w", err)
+	}
+	if _, ok := findSection(secs, strings.TrimPrefix(d.Path, teammate+"/memory/"), d.SHA); !ok {
+		return fmt.Errorf("%s holds no copy that restores it", d.Archive)
+	}
+	return nil
+}
+
+// DropJournal removes an interrupted compaction's journal without
+// finishing it, under the workspace lock. It is always safe: a unit's
+// sources are deleted only after its summary is written and, with the
+// archive on, their archive copy is checked, so a dropped unit leaves
+// either its sources or their copies; the next run plans afresh.
+func DropJournal(ws *layout.Workspace) (bool, error) {
+	unlock, ok, err := ws.TryLockWorkspace(LockName)
+	if err != nil {
+		return false, fmt.Errorf("compact: %w", err)
+	}
+	if !ok {
+		return false, ErrLocked
+	}
+	defer unlock()
+	j := journal{ws: ws}
+	if _, err := os.Lstat(ws.Abs(journalPath)); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err := j.remove(journalPath); err != nil {
+		return false, err
+	}
+	return true, j.remove(donePath)
 }

@@ -5,50 +5,32 @@ import (
 	"unicode"
 )
 
-// markPrefixes start a line that is kept word for word.
-var markPrefixes = []string{"decision:", "decided:", "lesson:", "learned:", "fact:"}
+// markPrefixes start a paragraph or list item that is kept word for word.
+var markPrefixes = []string{"decision", "decided", "lesson", "learned", "fact"}
 
-// markWords in a heading make every line under it kept word for word.
+// markWords in a heading keep every paragraph under it word for word.
 var markWords = map[string]bool{
 	"decision": true, "decisions": true, "decided": true,
 	"lesson": true, "lessons": true, "learned": true, "learnings": true,
 	"fact": true, "facts": true,
 }
 
-// stripListMarker removes a leading list marker ("- ", "* ", "+ ", "1. ",
-// "- [ ] ") and surrounding emphasis from a trimmed line.
-func stripListMarker(s string) string {
-	s = strings.TrimSpace(s)
-	for _, p := range []string{"- [ ] ", "- [x] ", "- ", "* ", "+ "} {
-		if strings.HasPrefix(s, p) {
-			return strings.TrimSpace(s[len(p):])
-		}
-	}
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	if i > 0 && i+1 < len(s) && (s[i] == '.' || s[i] == ')') && s[i+1] == ' ' {
-		return strings.TrimSpace(s[i+2:])
-	}
-	return s
-}
-
-// markedPrefix reports whether the line starts with one of markPrefixes,
-// after any list marker and bold markers, in any case.
-func markedPrefix(line string) (string, bool) {
-	s := strings.ToLower(strings.TrimLeft(stripListMarker(line), "*_"))
+// markedPrefixOf returns the mark a text starts with ("Decision:",
+// "**Lesson**:", "fact:" in any case, after emphasis), or "".
+func markedPrefixOf(s string) string {
+	s = strings.ToLower(strings.TrimLeft(strings.TrimSpace(s), "*_"))
 	for _, p := range markPrefixes {
-		if strings.HasPrefix(s, p) || strings.HasPrefix(s, strings.TrimSuffix(p, ":")+"**:") {
-			return strings.TrimSuffix(p, ":"), true
+		if strings.HasPrefix(s, p+":") || strings.HasPrefix(s, p+"**:") || strings.HasPrefix(s, p+"__:") || strings.HasPrefix(s, p+"*:") || strings.HasPrefix(s, p+"_:") {
+			return p
 		}
 	}
-	return "", false
+	return ""
 }
 
-// hasTag reports whether line carries #decision or #lesson as a word.
-func hasTag(line string) (string, bool) {
-	l := strings.ToLower(line)
+// tagOf returns "decision" or "lesson" when the text carries that tag as
+// a word (#decision, #lesson), else "".
+func tagOf(s string) string {
+	l := strings.ToLower(s)
 	for _, tag := range []string{"#decision", "#lesson"} {
 		for off := 0; ; {
 			i := strings.Index(l[off:], tag)
@@ -60,12 +42,12 @@ func hasTag(line string) (string, bool) {
 			before := i == 0 || !isWordByte(l[i-1])
 			after := end == len(l) || !isWordByte(l[end])
 			if before && after {
-				return tag[1:], true
+				return tag[1:]
 			}
 			off = end
 		}
 	}
-	return "", false
+	return ""
 }
 
 func isWordByte(b byte) bool {
@@ -74,7 +56,7 @@ func isWordByte(b byte) bool {
 
 // markedHeading reports whether a heading holds one of markWords.
 func markedHeading(h string) bool {
-	for _, w := range strings.FieldsFunc(strings.ToLower(h), func(r rune) bool { return !unicode.IsLetter(r) }) {
+	for _, w := range headingWords(h) {
 		if markWords[w] {
 			return true
 		}
@@ -82,43 +64,24 @@ func markedHeading(h string) bool {
 	return false
 }
 
-// Line is one non-blank line of an entry, with whether it must be kept.
-type markedLine struct {
-	Text   string // trimmed line
-	Marked bool
-	Mark   string // decision, decided, lesson, learned, fact, or the heading/tag that marked it
+// headingMark is the kind of typed memory a heading files its paragraphs
+// as: "fact" or "lesson" when its first word says so ("Facts", "Lessons
+// learned", "Lesson: …"), else "". Any other mention of a mark word keeps
+// the paragraphs word for word but files nothing.
+func headingMark(h string) string {
+	ws := headingWords(h)
+	if len(ws) == 0 {
+		return ""
+	}
+	switch ws[0] {
+	case "fact", "facts":
+		return "fact"
+	case "lesson", "lessons", "learned", "learnings":
+		return "lesson"
+	}
+	return ""
 }
 
-// scanLines splits an entry under heading into its non-blank lines and
-// marks the ones kept word for word. A "###" sub-heading inside the entry
-// marks the lines under it when it holds a mark word.
-func scanLines(heading, text string) []markedLine {
-	under := markedHeading(heading)
-	sub := false
-	var out []markedLine
-	inFence := false
-	for _, raw := range strings.Split(text, "\n") {
-		t := strings.TrimSpace(raw)
-		if t == "" {
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			inFence = !inFence
-		}
-		if !inFence && strings.HasPrefix(t, "#") && strings.HasPrefix(strings.TrimLeft(t, "#"), " ") {
-			sub = markedHeading(t)
-			out = append(out, markedLine{Text: t})
-			continue
-		}
-		ml := markedLine{Text: t}
-		if p, ok := markedPrefix(t); ok {
-			ml.Marked, ml.Mark = true, p
-		} else if tag, ok := hasTag(t); ok {
-			ml.Marked, ml.Mark = true, tag
-		} else if under || sub {
-			ml.Marked, ml.Mark = true, "heading"
-		}
-		out = append(out, ml)
-	}
-	return out
+func headingWords(h string) []string {
+	return strings.FieldsFunc(strings.ToLower(h), func(r rune) bool { return !unicode.IsLetter(r) })
 }

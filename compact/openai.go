@@ -83,9 +83,13 @@ func (o OpenAI) Summarize(ctx context.Context, req Request) (string, error) {
 		return "", fmt.Errorf("openai summarizer: %w", err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	limit := int64(2*OutputCap(req) + 64<<10) // the answer, JSON-escaped, and the envelope
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return "", fmt.Errorf("openai summarizer: read response: %w", err)
+	}
+	if int64(len(raw)) > limit {
+		return "", fmt.Errorf("openai summarizer: %w: the response is over %d bytes", errOverCap, limit)
 	}
 	var cr chatResponse
 	jerr := json.Unmarshal(raw, &cr)
@@ -104,6 +108,9 @@ func (o OpenAI) Summarize(ctx context.Context, req Request) (string, error) {
 	}
 	if len(cr.Choices) == 0 {
 		return "", fmt.Errorf("openai summarizer: %w: no choices", ErrInvalidOutput)
+	}
+	if out := cr.Choices[0].Message.Content; len(out) > OutputCap(req) {
+		return "", fmt.Errorf("openai summarizer: %w of %d bytes", errOverCap, OutputCap(req))
 	}
 	return cleanOutput(cr.Choices[0].Message.Content), nil
 }

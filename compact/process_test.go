@@ -67,9 +67,9 @@ type nonceSummarizer struct{ nonce string }
 
 func (s nonceSummarizer) Summarize(_ context.Context, req Request) (string, error) {
 	if req.Kind == KindWisdom {
-		return "## Pattern " + s.nonce + "\n\nFollow the pattern.", nil
+		return "## Integration tests " + s.nonce + "\n\nIntegration tests run against real services, not mocks.", nil
 	}
-	return "# " + req.Unit + "\n\nSummary by " + s.nonce + ".\n", nil
+	return "# " + req.Unit + "\n\nLooked into the behaviour reported (summary by " + s.nonce + ").\n", nil
 }
 
 // helperAppend appends TMEM_COUNT entries as TMEM_ID to past days, the way
@@ -177,7 +177,7 @@ func TestKillAnyStep(t *testing.T) {
 	if steps < 20 {
 		t.Fatalf("only %d steps: the fixture is too small", steps)
 	}
-	if !strings.Contains(want, "beacon/memory/monthly/2025-10.md") || !strings.Contains(want, "## ") || !strings.Contains(want, "Sources: feedback_no_mocks.md") {
+	if !strings.Contains(want, "beacon/memory/monthly/2025-10.md") || !strings.Contains(want, "## ") || !strings.Contains(want, "Sources: archive/typed/feedback_no_mocks.md") {
 		t.Fatalf("the fixture does not exercise monthly and wisdom units:\n%s", want[:2000])
 	}
 	stride := 1
@@ -260,7 +260,7 @@ func TestConcurrentAppends(t *testing.T) {
 // TestLocked checks that a second compaction fails at once.
 func TestLocked(t *testing.T) {
 	ws := fromTxtar(t, "-- beacon/SOUL.md --\n"+soul)
-	unlock, ok, err := ws.TryLock(LockName)
+	unlock, ok, err := ws.TryLockWorkspace(LockName)
 	if err != nil || !ok {
 		t.Fatalf("take lock: %v %v", ok, err)
 	}
@@ -300,7 +300,7 @@ func TestKillWithModel(t *testing.T) {
 					continue
 				}
 				b, _ := os.ReadFile(ws.Abs(f.Path))
-				if c := strings.Count(string(b), "Summary by "); c != 1 || !strings.Contains(string(b), "Summary by first.") {
+				if c := strings.Count(string(b), "summary by "); c != 1 || !strings.Contains(string(b), "summary by first)") {
 					t.Errorf("%s holds %d model answers, want the journalled one only:\n%s", f.Path, c, b)
 				}
 			}

@@ -35,6 +35,7 @@ func Prompt(templatesDir string, req Request) (string, error) {
 		"period":   req.Period,
 		"existing": existing,
 		"sources":  src.String(),
+		"budget":   fmt.Sprint(budgetOf(req)),
 	})
 	if err != nil {
 		return "", fmt.Errorf("prompt %s: %w", req.Unit, err)

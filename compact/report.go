@@ -52,8 +52,18 @@ func (p *Plan) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "fail %s: %s\n", f.Unit, f.Error)
 	}
 	for _, pr := range p.Proposals {
-		fmt.Fprintf(&b, "propose merging %s WISDOM.md entries %q: %s\n", pr.Teammate, pr.Entries, pr.Reason)
+		fmt.Fprintf(&b, "held %s: the model wrote %d sentence(s) its sources do not support, e.g. %q; read %s, then tmem compact --apply %s (or --discard)\n", pr.ID, len(pr.Unsupported), first(pr.Unsupported), pr.File, pr.ID)
+	}
+	for _, m := range p.Merges {
+		fmt.Fprintf(&b, "suggest merging %s WISDOM.md entries %q: %s\n", m.Teammate, m.Entries, m.Reason)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func first(ss []string) string {
+	if len(ss) == 0 {
+		return ""
+	}
+	return ss[0]
 }

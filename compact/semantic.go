@@ -2,6 +2,7 @@ package compact
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -11,69 +12,145 @@ import (
 	"github.com/tmemhq/tmem/templates"
 )
 
-// wisdomEntry is one "##" entry of WISDOM.md.
-type wisdomEntry struct {
-	Title   string
-	Text    string   // without the Sources line
-	Sources []string // memory file names absorbed
-	Start   int      // body lines (1-based, inclusive); 0 for new entries
-	End     int
-	changed bool
-	added   []Source
+// A WISDOM.md entry ends in a line that cites its sources, each with the
+// hash of the content the entry was distilled from and where it lives now
+// (relative to the memory folder), and, when tmem wrote the entry's text,
+// the hash of that text:
+//
+//	Sources: archive/typed/feedback_no_mocks.md sha256:0123456789ab, feedback_real_api.md sha256:89abcdef0123 (active) <!-- tmem:text sha256:fedcba987654 -->
+//
+// A cited memory that changed since is distilled again before it is
+// absorbed; text a person edited (its hash no longer matches) is never
+// rewritten, only its sources line.
+
+// citation is one item of a Sources line.
+type citation struct {
+	Path   string // relative to the memory folder
+	SHA    string // "sha256:" and 12 hex digits; "" in lines written before hashes
+	Active bool   // still evolving: cited, not absorbed
 }
 
-var sourcesLine = regexp.MustCompile(`(?m)^Sources:\s*(.*)$`)
+// archived reports whether the cited memory has moved to the archive.
+func (c citation) archived() bool { return strings.HasPrefix(c.Path, layout.ArchiveDir+"/") }
+
+// file is the cited memory's own file name.
+func (c citation) file() string {
+	base := path.Base(c.Path)
+	if c.archived() {
+		if m := hashSuffix.FindStringSubmatchIndex(base); m != nil {
+			base = base[:m[0]] + ".md"
+		}
+	}
+	return base
+}
+
+var hashSuffix = regexp.MustCompile(`\.[0-9a-f]{8}\.md$`)
+
+func (c citation) String() string {
+	s := c.Path
+	if c.SHA != "" {
+		s += " " + c.SHA
+	}
+	if c.Active {
+		s += activeMark
+	}
+	return s
+}
+
+const activeMark = " (active)"
+
+var (
+	sourcesLine = regexp.MustCompile(`(?m)^Sources:[ \t]*(.*?)[ \t]*$`)
+	textMarker  = regexp.MustCompile(`\s*<!-- tmem:text (sha256:[0-9a-f]{12}) -->$`)
+)
+
+// wisdomEntry is one "##" entry of WISDOM.md.
+type wisdomEntry struct {
+	Title string
+	Text  string // without the Sources line
+	Cites []citation
+	Owned bool // tmem wrote the text and nobody has changed it since
+	Start int  // body lines (1-based, inclusive); 0 for a new entry
+	End   int
+
+	changed bool // its Sources line changes
+	redo    bool // its text is distilled again from its sources
+}
 
 func parseWisdomEntry(e layout.Entry) *wisdomEntry {
 	we := &wisdomEntry{Title: e.Heading, Text: e.Text, Start: e.Start, End: e.End}
-	if m := sourcesLine.FindStringSubmatchIndex(e.Text); m != nil {
-		list := e.Text[m[2]:m[3]]
-		for _, s := range strings.Split(list, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				we.Sources = append(we.Sources, s)
-			}
-		}
-		we.Text = strings.TrimSpace(e.Text[:m[0]] + e.Text[m[1]:])
+	m := sourcesLine.FindStringSubmatchIndex(e.Text)
+	if m == nil {
+		return we
 	}
+	list := e.Text[m[2]:m[3]]
+	if mk := textMarker.FindStringSubmatchIndex(list); mk != nil {
+		hash := list[mk[2]:mk[3]]
+		list = list[:mk[0]]
+		we.Text = strings.TrimSpace(e.Text[:m[0]] + e.Text[m[1]:])
+		we.Owned = hash == textHash(we.Title, we.Text)
+	}
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			we.Cites = append(we.Cites, parseCitation(s))
+		}
+	}
+	we.Text = strings.TrimSpace(e.Text[:m[0]] + e.Text[m[1]:])
 	return we
+}
+
+func parseCitation(s string) citation {
+	c := citation{}
+	s, c.Active = strings.CutSuffix(s, activeMark)
+	f := strings.Fields(s)
+	if len(f) > 0 {
+		c.Path = f[0]
+	}
+	if len(f) > 1 && strings.HasPrefix(f[1], "sha256:") {
+		c.SHA = f[1]
+	}
+	return c
+}
+
+// textHash identifies an entry's text as tmem wrote it.
+func textHash(title, text string) string {
+	return shortSum(sum([]byte(oneLine(title) + "\n" + oneLine(text))))
 }
 
 func (we *wisdomEntry) render() string {
 	var b strings.Builder
 	b.WriteString("## " + we.Title + "\n\n" + strings.TrimSpace(we.Text) + "\n")
-	if len(we.Sources) > 0 {
-		b.WriteString("\nSources: " + strings.Join(we.Sources, ", ") + "\n")
+	if len(we.Cites) > 0 {
+		items := make([]string, len(we.Cites))
+		for i, c := range we.Cites {
+			items[i] = c.String()
+		}
+		b.WriteString("\nSources: " + strings.Join(items, ", "))
+		if we.Owned {
+			b.WriteString(" <!-- tmem:text " + textHash(we.Title, we.Text) + " -->")
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }
 
-// activeMark follows a source that was still evolving when it joined an
-// entry: it is kept, and absorbed (deleted) once it settles.
-const activeMark = " (active)"
-
-// absorb adds m to the entry's sources. A settled memory is deleted; one
-// still evolving is cited as active and kept.
-func (we *wisdomEntry) absorb(m *memory, label string, u *Unit) {
+// cite adds or updates the citation of a memory file.
+func (we *wisdomEntry) cite(c citation) {
 	we.changed = true
-	we.added = append(we.added, Source{Path: m.mf.Path, Label: label, Text: m.body})
-	if m.evol {
-		we.Sources = appendUnique(we.Sources, m.name+activeMark)
-		return
-	}
-	for i, s := range we.Sources {
-		if s == m.name+activeMark {
-			we.Sources = append(we.Sources[:i:i], we.Sources[i+1:]...)
-			break
+	for i := range we.Cites {
+		if we.Cites[i].file() == c.file() {
+			we.Cites[i] = c
+			return
 		}
 	}
-	we.Sources = appendUnique(we.Sources, m.name)
-	u.Deletes = append(u.Deletes, Delete{Path: m.mf.Path, SHA: m.mf.Last})
+	we.Cites = append(we.Cites, c)
 }
 
 // memory is a typed memory considered for wisdom.
 type memory struct {
 	mf   *memFile
-	name string // file name, e.g. feedback_no_mocks.md
+	file string // its file name, e.g. feedback_no_mocks.md
+	name string // its frontmatter name, or the file name
 	text string // name, description and rule, for similarity
 	body string
 	evol bool
@@ -89,97 +166,178 @@ func rule(body string) string {
 // Tokens estimates the tokens of s as its length over four.
 func Tokens(s string) int { return (len(s) + 3) / 4 }
 
-// semantic plans the WISDOM.md unit: typed memories that say the same
-// thing become (or reinforce) one entry; absorbed memories that are no
-// longer evolving are deleted.
-func (pl *planner) semantic() error {
-	id := pl.name + "/wisdom"
+// wisdomDoc is WISDOM.md as planned, parsed.
+type wisdomDoc struct {
+	rel     string
+	mf      *memFile
+	doc     *layout.Doc
+	entries []*wisdomEntry
+}
+
+func (pl *planner) readWisdom() (*wisdomDoc, error) {
 	rel := pl.name + "/WISDOM.md"
-	wf := pl.overlay[rel]
-	if wf == nil {
-		tpl, err := templates.Read(pl.ws.TemplatesDir(), templates.Wisdom)
-		if err != nil {
-			return fmt.Errorf("compact %s: %w", id, err)
-		}
-		wf = &memFile{Path: rel, Content: tpl}
-	}
-	wdoc, err := layout.Parse(rel, wf.Content)
+	mf, err := pl.file(rel)
 	if err != nil {
-		pl.p.Failed = append(pl.p.Failed, Failure{Unit: id, Error: err.Error()})
-		return nil
+		return nil, err
 	}
-	var entries []*wisdomEntry
-	cited := map[string]bool{}            // absorbed: deleted once no longer evolving
-	activeIn := map[string]*wisdomEntry{} // cited while still evolving
-	for _, e := range wdoc.Entries {
-		if e.Heading == "" {
-			continue
-		}
-		we := parseWisdomEntry(e)
-		entries = append(entries, we)
-		for _, s := range we.Sources {
-			if name, ok := strings.CutSuffix(s, activeMark); ok {
-				activeIn[name] = we
-			} else {
-				cited[s] = true
-			}
+	content := mf.Content
+	if !mf.Exists {
+		if content, err = templates.Read(pl.ws.TemplatesDir(), templates.Wisdom); err != nil {
+			return nil, err
 		}
 	}
-	wantType := set(pl.o.WisdomTypes)
-	var paths []string
-	for p := range pl.overlay {
-		paths = append(paths, p)
+	d, err := layout.Parse(rel, content)
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(paths)
-	var mems []*memory
-	u := Unit{ID: id, Kind: KindWisdom, Teammate: pl.name}
-	for _, p := range paths {
+	w := &wisdomDoc{rel: rel, mf: mf, doc: d}
+	for _, e := range d.Entries {
+		if e.Heading != "" {
+			w.entries = append(w.entries, parseWisdomEntry(e))
+		}
+	}
+	return w, nil
+}
+
+// memories lists the typed memories of the wisdom types, as planned.
+func (pl *planner) memories() []*memory {
+	want := map[string]bool{}
+	for _, t := range pl.o.WisdomTypes {
+		want[t] = true
+	}
+	var out []*memory
+	for _, p := range pl.sortedOverlay() {
 		mf := pl.overlay[p]
-		fn := strings.TrimPrefix(p, pl.name+"/memory/")
+		fn := pl.memRel(p)
 		f := layout.Classify(pl.name, "memory", fn)
-		if f.Kind != layout.KindTyped || f.NameErr != "" || !wantType[f.Type] {
+		if !mf.Exists || strings.Contains(fn, "/") || f.Kind != layout.KindTyped || f.NameErr != "" || !want[f.Type] {
 			continue
 		}
 		d, err := layout.Parse(p, mf.Content)
 		if err != nil {
 			continue
 		}
-		m := &memory{mf: mf, name: fn, body: strings.TrimSpace(string(d.Body))}
+		m := &memory{mf: mf, file: fn, name: firstOf(oneLine(d.Get("name")), fn), body: strings.TrimSpace(string(d.Body))}
 		m.text = d.Get("name") + "\n" + d.Get("description") + "\n" + rule(m.body)
 		st := strings.ToLower(d.Get("status"))
 		m.evol = mf.Fresh || st == "active" || st == "evolving" ||
 			pl.now.Sub(mf.ModTime) < time.Duration(pl.o.EvolvingDays)*24*time.Hour
-		switch we := activeIn[fn]; {
-		case cited[fn]:
-			if !m.evol {
-				u.Deletes = append(u.Deletes, Delete{Path: p, SHA: mf.Last})
-			}
-		case we != nil && m.evol:
-		case we != nil:
-			// It has settled: absorb it into the entry it already joined.
-			we.absorb(m, m.name, &u)
-		default:
-			mems = append(mems, m)
+		out = append(out, m)
+	}
+	return out
+}
+
+func (pl *planner) sortedOverlay() []string {
+	var out []string
+	for p := range pl.overlay {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// semantic plans the WISDOM.md unit: typed memories that say the same
+// thing become (or reinforce) one entry; absorbed memories that are no
+// longer evolving are archived and deleted; a cited memory that changed is
+// distilled again first.
+func (pl *planner) semantic() error {
+	id := pl.name + "/wisdom"
+	if pl.o.stopped() {
+		return ErrStopped
+	}
+	if !pl.o.plans(id) {
+		return nil
+	}
+	w, err := pl.readWisdom()
+	if err != nil {
+		pl.fail(id, err)
+		return nil
+	}
+	ub := pl.newUnit(id, KindWisdom)
+	free, err := pl.settleCited(ub, w)
+	if err == nil {
+		free = pl.reinforce(w, free)
+		err = pl.cluster(w, free)
+	}
+	if err == nil {
+		err = pl.absorbSettled(ub, w)
+	}
+	if err == nil {
+		err = pl.writeWisdom(ub, w)
+	}
+	if err != nil {
+		ub.abandon()
+		pl.fail(id, err)
+		return nil
+	}
+	ub.done()
+	pl.suggestMerges(w)
+	return nil
+}
+
+// settleCited brings every citation up to date with the memory it names
+// and returns the memories no entry cites.
+func (pl *planner) settleCited(ub *unit, w *wisdomDoc) ([]*memory, error) {
+	type ref struct {
+		we *wisdomEntry
+		c  citation
+	}
+	cited := map[string]ref{}
+	for _, we := range w.entries {
+		for _, c := range we.Cites {
+			cited[c.file()] = ref{we, c}
 		}
 	}
-	sim := pl.o.Similarity
-	// Memories close to an existing entry reinforce it.
+	var free []*memory
+	for _, m := range pl.memories() {
+		r, ok := cited[m.file]
+		switch {
+		case !ok:
+			free = append(free, m)
+		case r.c.archived() && r.c.SHA == shortSum(m.mf.Last):
+			// Archived by a run that stopped before deleting it.
+			if _, err := ub.archiveTyped(m.mf.Path, m.mf.Content, m.mf.Last); err != nil {
+				return nil, err
+			}
+		case r.c.archived():
+			free = append(free, m) // a new memory under an absorbed one's name
+		default:
+			nc := citation{Path: m.file, SHA: shortSum(m.mf.Last), Active: true}
+			if r.c.SHA != "" && r.c.SHA != nc.SHA && r.we.Owned {
+				r.we.redo = true // changed since it was cited: distil again
+			}
+			if r.c != nc {
+				r.we.cite(nc)
+			}
+		}
+	}
+	return free, nil
+}
+
+// reinforce adds memories close to an existing entry to its sources and
+// returns the others.
+func (pl *planner) reinforce(w *wisdomDoc, mems []*memory) []*memory {
 	var free []*memory
 	for _, m := range mems {
 		var best *wisdomEntry
 		bs := 0.0
-		for _, we := range entries {
-			if s := sim.Similarity(m.text, we.Title+"\n"+we.Text); s > bs {
+		for _, we := range w.entries {
+			if s := pl.o.Similarity.Similarity(m.text, we.Title+"\n"+we.Text); s > bs {
 				best, bs = we, s
 			}
 		}
 		if best != nil && bs >= pl.o.Threshold {
-			best.absorb(m, m.name, &u)
+			best.cite(citation{Path: m.file, SHA: shortSum(m.mf.Last), Active: true})
 			continue
 		}
 		free = append(free, m)
 	}
-	// The rest cluster around seeds, in file-name order.
+	return free
+}
+
+// cluster makes a new entry of every group of at least MinCluster free
+// memories that say the same thing, seeded in file-name order.
+func (pl *planner) cluster(w *wisdomDoc, free []*memory) error {
 	used := map[*memory]bool{}
 	for i, seed := range free {
 		if used[seed] {
@@ -187,58 +345,132 @@ func (pl *planner) semantic() error {
 		}
 		cl := []*memory{seed}
 		for _, m := range free[i+1:] {
-			if !used[m] && sim.Similarity(seed.text, m.text) >= pl.o.Threshold {
+			if !used[m] && pl.o.Similarity.Similarity(seed.text, m.text) >= pl.o.Threshold {
 				cl = append(cl, m)
 			}
 		}
 		if len(cl) < pl.o.MinCluster {
 			continue
 		}
-		we := &wisdomEntry{}
+		we := &wisdomEntry{redo: true, Owned: true}
 		for _, m := range cl {
 			used[m] = true
-			label := m.name
-			if d, err := layout.Parse(m.mf.Path, m.mf.Content); err == nil && d.Get("name") != "" {
-				label = d.Get("name")
-			}
-			we.absorb(m, label, &u)
+			we.cite(citation{Path: m.file, SHA: shortSum(m.mf.Last), Active: true})
 		}
-		entries = append(entries, we)
+		w.entries = append(w.entries, we)
 	}
-	// Write the entries that changed; hand-written text stays as it is.
-	lines := strings.Split(string(wdoc.Body), "\n")
+	return nil
+}
+
+// absorbSettled archives and deletes every cited memory that is no longer
+// evolving (after its entry's text is distilled from it, if it changed),
+// and cites it where it now lives.
+func (pl *planner) absorbSettled(ub *unit, w *wisdomDoc) error {
+	byFile := map[string]*memory{}
+	for _, m := range pl.memories() {
+		byFile[m.file] = m
+	}
+	for _, we := range w.entries {
+		if we.redo {
+			if err := pl.distil(we, byFile); err != nil {
+				return err
+			}
+		}
+		for i, c := range we.Cites {
+			m := byFile[c.file()]
+			if c.archived() || m == nil {
+				continue
+			}
+			if m.evol {
+				we.Cites[i].Active = true
+				continue
+			}
+			where, err := ub.archiveTyped(m.mf.Path, m.mf.Content, m.mf.Last)
+			if err != nil {
+				return err
+			}
+			if where == "" {
+				where = m.file // archive off: cited by the name it had
+			}
+			we.Cites[i] = citation{Path: where, SHA: shortSum(m.mf.Last)}
+			we.changed = true
+		}
+	}
+	return nil
+}
+
+// distil writes an entry's text again from all its sources.
+func (pl *planner) distil(we *wisdomEntry, byFile map[string]*memory) error {
+	req := Request{Kind: KindWisdom, Teammate: pl.name, Unit: we.Title}
+	if we.Start > 0 {
+		req.Existing = "## " + we.Title + "\n\n" + we.Text + "\n"
+	}
+	for _, c := range we.Cites {
+		src, ok, err := pl.citedSource(c, byFile)
+		if err != nil {
+			return err
+		}
+		if ok {
+			req.Sources = append(req.Sources, src)
+		}
+	}
+	if len(req.Sources) == 0 {
+		return nil
+	}
+	out, err := pl.summarize(req)
+	if err != nil {
+		return err
+	}
+	title, text, ok := splitEntry(out)
+	if !ok {
+		return fmt.Errorf("wisdom entry has no \"## \" title")
+	}
+	we.Title, we.Text, we.Owned, we.changed = title, text, true, true
+	return nil
+}
+
+// citedSource reads a cited memory as a summary source: the file itself,
+// or its archived copy.
+func (pl *planner) citedSource(c citation, byFile map[string]*memory) (Source, bool, error) {
+	if m := byFile[c.file()]; m != nil && !c.archived() {
+		return Source{Path: m.mf.Path, Label: m.name, Text: m.body, Where: m.file}, true, nil
+	}
+	rel := pl.name + "/memory/" + c.Path
+	mf, err := pl.file(rel)
+	if err != nil || !mf.Exists {
+		return Source{}, false, err
+	}
+	d, err := layout.Parse(rel, mf.Content)
+	if err != nil {
+		return Source{}, false, nil
+	}
+	return Source{Path: rel, Label: firstOf(oneLine(d.Get("name")), c.file()), Text: strings.TrimSpace(string(d.Body)), Where: c.Path}, true, nil
+}
+
+// writeWisdom plans WISDOM.md with the entries that changed rendered
+// again in place (new ones at the end); hand-written text stays as it is.
+func (pl *planner) writeWisdom(ub *unit, w *wisdomDoc) error {
+	lines := strings.Split(string(w.doc.Body), "\n")
 	var tail []string
 	changed := false
-	for _, we := range entries {
-		if !we.changed {
+	for _, we := range w.entries {
+		if !we.changed && !we.redo {
 			continue
 		}
 		changed = true
-		req := Request{Kind: KindWisdom, Teammate: pl.name, Unit: we.Title, Sources: we.added}
-		if we.Start > 0 {
-			req.Existing = "## " + we.Title + "\n\n" + we.Text + "\n"
-		}
-		out, err := pl.summarize(req)
-		if err != nil {
-			pl.p.Failed = append(pl.p.Failed, Failure{Unit: id, Error: err.Error()})
-			return nil
-		}
-		title, text, ok := splitEntry(out)
-		if !ok {
-			pl.p.Failed = append(pl.p.Failed, Failure{Unit: id, Error: "wisdom entry has no \"## \" title"})
-			return nil
-		}
-		we.Title, we.Text = title, text
 		r := strings.TrimRight(we.render(), "\n")
 		if we.Start == 0 {
 			tail = append(tail, r)
 			continue
 		}
-		a, b := we.Start-wdoc.BodyLine, we.End-wdoc.BodyLine
+		a, b := we.Start-w.doc.BodyLine, we.End-w.doc.BodyLine
 		lines[a] = r
 		for k := a + 1; k <= b; k++ {
 			lines[k] = "\x00"
 		}
+	}
+	if !changed {
+		return nil
 	}
 	var keep []string
 	for _, l := range lines {
@@ -250,28 +482,21 @@ func (pl *planner) semantic() error {
 	for _, t := range tail {
 		body += "\n" + t + "\n"
 	}
-	wdoc.Body = []byte(body)
-	content := wdoc.Bytes()
-	if changed && string(content) != string(wf.Content) {
-		u.Writes = append(u.Writes, Write{Path: rel, Before: wf.Last, After: sum(content), Content: string(content)})
-		wf.Content, wf.Last = content, sum(content)
-	}
-	if len(u.Writes)+len(u.Deletes) > 0 {
-		pl.p.Units = append(pl.p.Units, u)
-	}
-	pl.propose(entries, string(content))
-	return nil
+	w.doc.Body = []byte(body)
+	return ub.write(w.rel, w.doc.Bytes())
 }
 
-// propose suggests merging the least-reinforced entries while WISDOM.md is
-// over its token budget. Nothing is truncated.
-func (pl *planner) propose(entries []*wisdomEntry, content string) {
+// suggestMerges suggests merging the least-reinforced entries while
+// WISDOM.md is over its token budget. Nothing is truncated.
+func (pl *planner) suggestMerges(w *wisdomDoc) {
+	content := string(pl.overlay[w.rel].Content)
 	over := Tokens(content) - pl.o.WisdomBudget
+	entries := w.entries
 	if over <= 0 || len(entries) < 2 {
 		return
 	}
 	order := append([]*wisdomEntry(nil), entries...)
-	sort.SliceStable(order, func(i, j int) bool { return len(order[i].Sources) < len(order[j].Sources) })
+	sort.SliceStable(order, func(i, j int) bool { return len(order[i].Cites) < len(order[j].Cites) })
 	done := map[*wisdomEntry]bool{}
 	for _, we := range order {
 		if over <= 0 {
@@ -294,10 +519,10 @@ func (pl *planner) propose(entries []*wisdomEntry, content string) {
 			break
 		}
 		done[we], done[best] = true, true
-		pl.p.Proposals = append(pl.p.Proposals, Proposal{
+		pl.p.Merges = append(pl.p.Merges, MergeSuggestion{
 			Teammate: pl.name,
 			Entries:  []string{we.Title, best.Title},
-			Reason:   fmt.Sprintf("WISDOM.md is about %d tokens, over its budget of %d; %q is reinforced by %d memories", Tokens(content), pl.o.WisdomBudget, we.Title, len(we.Sources)),
+			Reason:   fmt.Sprintf("WISDOM.md is about %d tokens, over its budget of %d; %q is reinforced by %d memories", Tokens(content), pl.o.WisdomBudget, we.Title, len(we.Cites)),
 		})
 		over -= Tokens(we.render())
 	}

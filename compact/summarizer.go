@@ -2,6 +2,8 @@ package compact
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -23,8 +25,12 @@ const (
 // typed memory.
 type Source struct {
 	Path  string // workspace-relative
-	Label string // "2026-03-09", "2026-W11" or the memory's file name
+	Label string // "2026-03-09", "2026-W11" or the memory's name
 	Text  string // the file's body (frontmatter removed)
+	// Where the full text can be read once compaction is done, relative
+	// to the memory folder: "archive/2026-03.md:12-40", or the file itself
+	// while it stays.
+	Where string
 }
 
 // Request asks for one summary.
@@ -38,6 +44,20 @@ type Request struct {
 	// empty when the summary is new.
 	Existing string
 	Sources  []Source
+	// Budget is the summary's size limit in tokens (chars/4); 0 means the
+	// default for its kind. Wisdom entries have none.
+	Budget int
+}
+
+// key identifies a request by everything a summary depends on, so that an
+// answer kept for later (a proposal) is used only for the same question.
+func (r Request) key() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", r.Kind, r.Teammate, r.Unit, r.Existing)
+	for _, s := range r.Sources {
+		fmt.Fprintf(h, "%s\x00%s\x00", s.Path, s.Text)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // Summarizer writes the body of a weekly or monthly summary, or one

@@ -23,10 +23,13 @@ const (
 	KindWeekly    Kind = "weekly"
 	KindMonthly   Kind = "monthly"
 	KindCrossTeam Kind = "crossteam"
+	// KindArchive is memory/archive/: the month files that keep what
+	// compaction removed, and the typed memories absorbed into WISDOM.md.
+	KindArchive Kind = "archive"
 )
 
 // Kinds lists every kind, in listing order.
-var Kinds = []Kind{KindSoul, KindGoals, KindWisdom, KindDaily, KindTyped, KindWeekly, KindMonthly, KindCrossTeam}
+var Kinds = []Kind{KindSoul, KindGoals, KindWisdom, KindDaily, KindTyped, KindWeekly, KindMonthly, KindCrossTeam, KindArchive}
 
 // The four typed-memory types.
 var Types = []string{"user", "feedback", "project", "reference"}
@@ -50,7 +53,7 @@ type File struct {
 	Date     time.Time // daily: its day; weekly: its Monday; monthly: its 1st
 	Week     string    // weekly: "2026-W11"
 	Month    string    // monthly: "2026-03"
-	Type     string    // typed: from the file name prefix
+	Type     string    // typed, and archived typed memories: from the file name prefix
 	Size     int64
 	ModTime  time.Time
 	// NameErr says why the file name does not fit its kind (a daily for
@@ -64,6 +67,10 @@ var (
 	weeklyRe  = regexp.MustCompile(`^\d{4}-W\d{2}\.md$`)
 	monthlyRe = regexp.MustCompile(`^\d{4}-\d{2}\.md$`)
 )
+
+// MemoryDirs are the folders of a teammate that hold memory files, below
+// the teammate's folder.
+var MemoryDirs = []string{"memory", "memory/weekly", "memory/monthly", "memory/" + ArchiveDir, "memory/" + ArchiveDir + "/typed"}
 
 // Files lists a teammate's memory files (SOUL, GOALS, WISDOM, dailies,
 // typed memories, weekly and monthly summaries), sorted by path. Dot-files
@@ -82,7 +89,7 @@ func (w *Workspace) Files(name string) ([]File, error) {
 			out = append(out, File{Teammate: name, Kind: k.kind, Path: name + "/" + k.file, Size: st.Size(), ModTime: st.ModTime()})
 		}
 	}
-	for _, sub := range []string{"memory", "memory/weekly", "memory/monthly"} {
+	for _, sub := range MemoryDirs {
 		ents, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(sub)))
 		if os.IsNotExist(err) {
 			continue
@@ -120,11 +127,26 @@ func (w *Workspace) CrossTeam() (File, bool) {
 }
 
 // Classify names the kind of the file fn in the teammate's folder sub
-// ("memory", "memory/weekly" or "memory/monthly").
+// (one of MemoryDirs).
 func Classify(teammate, sub, fn string) File {
 	f := File{Teammate: teammate, Path: teammate + "/" + sub + "/" + fn}
 	base := strings.TrimSuffix(fn, ".md")
 	switch {
+	case sub == "memory/"+ArchiveDir:
+		f.Kind, f.Month = KindArchive, base
+		t, err := time.Parse("2006-01", base)
+		if !monthlyRe.MatchString(fn) || err != nil {
+			f.NameErr = fmt.Sprintf("archive file name %q is not a valid YYYY-MM.md", fn)
+		} else {
+			f.Date = t
+		}
+	case sub == "memory/"+ArchiveDir+"/typed":
+		f.Kind = KindArchive
+		if t, _, ok := strings.Cut(base, "_"); ok {
+			f.Type = t
+		} else {
+			f.NameErr = fmt.Sprintf("archived typed memory file name %q is not <type>_<topic>.md", fn)
+		}
 	case sub == "memory/weekly":
 		f.Kind, f.Week = KindWeekly, base
 		if !weeklyRe.MatchString(fn) {

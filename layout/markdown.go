@@ -7,11 +7,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/adrg/frontmatter"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
-	"gopkg.in/yaml.v2"
+	yaml "go.yaml.in/yaml/v3"
 )
 
 // MaxFileSize is the largest memory file tmem parses. Larger files are
@@ -21,9 +20,8 @@ const MaxFileSize = 4 << 20
 
 // Doc is a parsed Markdown memory file.
 type Doc struct {
-	Path     string        // as given to Parse, used in errors
-	Meta     yaml.MapSlice // frontmatter fields in file order; nil when absent
-	HasMeta  bool
+	Path     string // as given to Parse, used in errors
+	HasMeta  bool   // the file has a frontmatter block
 	Body     []byte // everything after the frontmatter, byte for byte
 	BodyLine int    // 1-based line of the file where Body starts
 	Title    string // text of the first level-1 heading, if any
@@ -34,8 +32,7 @@ type Doc struct {
 	// Heading, so that nothing in the file is outside an entry.
 	Entries []Entry
 
-	rawMeta []byte // the frontmatter block as written, delimiters included
-	dirty   bool   // Meta changed since parsing
+	fm *frontMatter // the frontmatter block; nil when absent
 }
 
 // Entry is one `##` section of a memory file.
@@ -45,8 +42,6 @@ type Entry struct {
 	Start   int    `json:"start_line"` // line of the heading (or first text line)
 	End     int    `json:"end_line"`   // last non-blank line, inclusive
 }
-
-var yamlFormat = frontmatter.NewFormat("---", "---", yaml.Unmarshal)
 
 // Parse parses a memory file. It fails with a *ParseError on invalid UTF-8,
 // NUL bytes, oversized input and frontmatter that does not parse.
@@ -70,6 +65,11 @@ func checkText(path string, src []byte) error {
 	if len(src) > MaxFileSize {
 		return &ParseError{Path: path, Err: fmt.Errorf("file is %s, over the %s limit for memory files", humanBytes(int64(len(src))), humanBytes(MaxFileSize))}
 	}
+	return checkContent(path, src)
+}
+
+// checkContent reports NUL bytes and invalid UTF-8 with their line.
+func checkContent(path string, src []byte) error {
 	if i := bytes.IndexByte(src, 0); i >= 0 {
 		return &ParseError{Path: path, Line: lineAt(src, i), Err: errors.New("binary file: contains a NUL byte")}
 	}
@@ -102,58 +102,14 @@ func humanBytes(n int64) string {
 // parseMeta splits off YAML frontmatter when the first non-blank line is
 // "---".
 func (d *Doc) parseMeta(src []byte) error {
-	openLine := 0
-	for i, line := range strings.SplitAfter(string(src), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		if strings.TrimSpace(line) == "---" {
-			openLine = i + 1
-		}
-		break
+	fm, off, err := parseFrontMatter(d.Path, src)
+	if err != nil || fm == nil {
+		return err
 	}
-	if openLine == 0 {
-		return nil
-	}
-	var meta yaml.MapSlice
-	rest, err := frontmatter.Parse(bytes.NewReader(src), &meta, yamlFormat)
-	if err != nil {
-		return &ParseError{Path: d.Path, Line: openLine + yamlLine(err), Err: fmt.Errorf("bad frontmatter: %s", yamlMessage(err))}
-	}
-	if len(rest) == len(src) {
-		return &ParseError{Path: d.Path, Line: openLine, Err: errors.New("bad frontmatter: opening '---' has no closing '---'")}
-	}
-	for _, it := range meta {
-		if _, ok := it.Key.(string); !ok {
-			return &ParseError{Path: d.Path, Line: openLine, Err: fmt.Errorf("bad frontmatter: key %v is not a string", it.Key)}
-		}
-	}
-	off := len(src) - len(rest)
-	d.HasMeta, d.Meta = true, meta
-	d.rawMeta = src[:off]
+	d.HasMeta, d.fm = true, fm
 	d.Body = src[off:]
 	d.BodyLine = lineAt(src, off)
 	return nil
-}
-
-// yamlLine pulls the line number out of a yaml.v2 error ("yaml: line 3: …").
-func yamlLine(err error) int {
-	var n int
-	msg := err.Error()
-	if i := strings.Index(msg, "line "); i >= 0 {
-		fmt.Sscanf(msg[i+5:], "%d", &n)
-	}
-	return n
-}
-
-func yamlMessage(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if i := strings.Index(msg, "line "); i == 0 {
-		if j := strings.Index(msg, ": "); j > 0 {
-			msg = msg[j+2:]
-		}
-	}
-	return msg
 }
 
 var md = goldmark.New()
@@ -263,52 +219,72 @@ func searchLine(starts []int, off int) int {
 	return lo + 1
 }
 
-// Get returns a frontmatter field as a string ("" when absent or not a
-// scalar).
-func (d *Doc) Get(key string) string {
-	for _, it := range d.Meta {
-		if it.Key == key {
-			switch v := it.Value.(type) {
-			case string:
-				return v
-			case nil, []interface{}, yaml.MapSlice, map[interface{}]interface{}:
-				return ""
-			default:
-				return fmt.Sprint(v)
-			}
+// Get returns a frontmatter field as a string: a scalar as written, ""
+// when absent, null or not a scalar.
+func (d *Doc) Get(key string) string { return scalar(d.fm.value(key)) }
+
+// List returns a frontmatter field that is a list of scalars (a single
+// scalar counts as a list of one).
+func (d *Doc) List(key string) []string {
+	v := d.fm.value(key)
+	switch {
+	case v == nil:
+		return nil
+	case v.Kind == yaml.ScalarNode:
+		if s := scalar(v); s != "" {
+			return []string{s}
+		}
+		return nil
+	case v.Kind != yaml.SequenceNode:
+		return nil
+	}
+	var out []string
+	for _, it := range v.Content {
+		if s := scalar(it); s != "" {
+			out = append(out, s)
 		}
 	}
-	return ""
+	return out
 }
 
-// Set sets a frontmatter field, keeping the order of existing fields and
-// appending new ones at the end.
-func (d *Doc) Set(key string, value interface{}) {
-	d.HasMeta, d.dirty = true, true
-	for i, it := range d.Meta {
-		if it.Key == key {
-			d.Meta[i].Value = value
-			return
-		}
+// Keys lists the frontmatter fields in file order.
+func (d *Doc) Keys() []string { return d.fm.keys() }
+
+// Value decodes a frontmatter field into plain Go values (strings,
+// numbers, lists, maps), for printing as JSON; nil when absent.
+func (d *Doc) Value(key string) interface{} {
+	v := d.fm.value(key)
+	if v == nil {
+		return nil
 	}
-	d.Meta = append(d.Meta, yaml.MapItem{Key: key, Value: value})
+	var out interface{}
+	if err := v.Decode(&out); err != nil {
+		return v.Value
+	}
+	return out
 }
 
-// Bytes renders the document. Frontmatter that was not changed is kept
-// byte for byte, so hand-written YAML survives a rewrite of the body.
+// Set sets a frontmatter field (a string, a []string, a number or a
+// bool). Only the field's own lines change: every other field, comment and
+// quote stays byte for byte, and a new field goes at the end. A value with
+// line breaks is written quoted on one line, so it reads back exactly.
+func (d *Doc) Set(key string, value interface{}) error {
+	if d.fm == nil {
+		d.fm = newFrontMatter()
+	}
+	if err := d.fm.set(key, value); err != nil {
+		return fmt.Errorf("%s: %w", d.Path, err)
+	}
+	d.HasMeta = true
+	return nil
+}
+
+// Bytes renders the document: the frontmatter block as written (with the
+// fields Set changed) and the body byte for byte.
 func (d *Doc) Bytes() []byte {
 	var b bytes.Buffer
-	switch {
-	case d.HasMeta && !d.dirty && d.rawMeta != nil:
-		b.Write(d.rawMeta)
-	case d.HasMeta:
-		out, err := yaml.Marshal(d.Meta)
-		if err != nil { // MapSlice of scalars and parsed YAML always marshals
-			panic(fmt.Sprintf("marshal frontmatter of %s: %v", d.Path, err))
-		}
-		b.WriteString("---\n")
-		b.Write(out)
-		b.WriteString("---\n")
+	if d.fm != nil {
+		b.WriteString(d.fm.bytes())
 	}
 	b.Write(d.Body)
 	return b.Bytes()

@@ -90,8 +90,8 @@ func TestParse(t *testing.T) {
 					t.Errorf("meta %s = %q, want %q", k, got, v)
 				}
 			}
-			if len(d.Meta) != len(tt.meta) {
-				t.Errorf("meta has %d fields, want %d", len(d.Meta), len(tt.meta))
+			if len(d.Keys()) != len(tt.meta) {
+				t.Errorf("meta has %d fields, want %d", len(d.Keys()), len(tt.meta))
 			}
 			if !reflect.DeepEqual(d.Entries, tt.entries) {
 				t.Errorf("entries:\n got %+v\nwant %+v", d.Entries, tt.entries)
@@ -139,9 +139,12 @@ func TestSetKeepsOrderAndRewritesOnlyWhenChanged(t *testing.T) {
 	if string(d.Bytes()) != src {
 		t.Fatalf("untouched frontmatter was rewritten: %q", d.Bytes())
 	}
-	d.Set("type", "feedback")
-	d.Set("added", "yes")
-	want := "---\nname: spaced\ntype: feedback\nadded: \"yes\"\n---\nbody\n"
+	for _, kv := range [][2]string{{"type", "feedback"}, {"added", "yes"}} {
+		if err := d.Set(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "---\nname:   spaced   # comment\ntype: feedback\nadded: \"yes\"\n---\nbody\n"
 	if got := string(d.Bytes()); got != want {
 		t.Errorf("Bytes() = %q, want %q", got, want)
 	}

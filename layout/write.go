@@ -145,11 +145,14 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// Lock takes the advisory lock named name (a teammate name, or "compact"
-// for the workspace-wide compaction lock), waiting until ctx is done. The
-// returned func releases it.
-func (w *Workspace) Lock(ctx context.Context, name string) (func(), error) {
-	fl, err := w.lockFile(name)
+// Lock takes the teammate's advisory lock, waiting until ctx is done. Every
+// write to the teammate's memory files (appends, typed memories,
+// compaction) holds it. The returned func releases it.
+func (w *Workspace) Lock(ctx context.Context, teammate string) (func(), error) {
+	if err := ValidateName(teammate); err != nil {
+		return nil, err
+	}
+	fl, err := w.lockFile("teammate-" + teammate)
 	if err != nil {
 		return nil, err
 	}
@@ -158,15 +161,20 @@ func (w *Workspace) Lock(ctx context.Context, name string) (func(), error) {
 		if err == nil {
 			err = ctx.Err()
 		}
-		return nil, fmt.Errorf("lock %s: %w", name, err)
+		return nil, fmt.Errorf("lock %s: %w", teammate, err)
 	}
 	return func() { fl.Unlock() }, nil
 }
 
-// TryLock takes the lock named name if it is free; ok is false when
-// another process holds it.
-func (w *Workspace) TryLock(name string) (unlock func(), ok bool, err error) {
-	fl, err := w.lockFile(name)
+// TryLockWorkspace takes the workspace-wide lock named name (such as
+// "compact") if it is free; ok is false when another process holds it.
+// Workspace locks live in their own namespace, so no teammate name can
+// collide with one.
+func (w *Workspace) TryLockWorkspace(name string) (unlock func(), ok bool, err error) {
+	if err := ValidateName(name); err != nil {
+		return nil, false, err
+	}
+	fl, err := w.lockFile("workspace-" + name)
 	if err != nil {
 		return nil, false, err
 	}
@@ -177,15 +185,12 @@ func (w *Workspace) TryLock(name string) (unlock func(), ok bool, err error) {
 	return func() { fl.Unlock() }, true, nil
 }
 
-func (w *Workspace) lockFile(name string) (*flock.Flock, error) {
-	if err := ValidateName(name); err != nil && name != "compact" && name != "index" {
-		return nil, err
-	}
+func (w *Workspace) lockFile(file string) (*flock.Flock, error) {
 	dir := filepath.Join(w.Root, ".tmp", "locks")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("lock %s: %w", name, err)
+		return nil, fmt.Errorf("lock %s: %w", file, err)
 	}
-	return flock.New(filepath.Join(dir, name+".lock")), nil
+	return flock.New(filepath.Join(dir, file+".lock")), nil
 }
 
 // AppendDaily appends an entry to the teammate's daily log for day,
@@ -347,33 +352,84 @@ func (w *Workspace) WriteMemory(ctx context.Context, name string, m Memory, mode
 // memoryBytes renders a typed memory written in mode over old.
 func memoryBytes(rel string, old []byte, exists bool, m Memory, body string, mode Mode) ([]byte, error) {
 	var d *Doc
-	var err error
+	var fields [][2]string
 	switch {
 	case !exists:
 		d = &Doc{Path: rel}
-		d.Set("name", strings.TrimSpace(m.Name))
-		d.Set("description", strings.TrimSpace(m.Description))
-		d.Set("type", m.Type)
+		fields = [][2]string{{"name", strings.TrimSpace(m.Name)}, {"description", strings.TrimSpace(m.Description)}, {"type", m.Type}}
 		d.Body = []byte("\n" + body + "\n")
 	case mode == ModeCreate || mode == "":
 		return nil, fmt.Errorf("%s: %w (use --mode append to add to it, or --mode overwrite to replace it)", rel, ErrExists)
 	default:
+		var err error
 		if d, err = Parse(rel, old); err != nil {
 			return nil, err
 		}
+		fields = updatedFields(d, m, mode)
 		if mode == ModeOverwrite {
-			d.Set("name", strings.TrimSpace(m.Name))
-			if m.Description != "" {
-				d.Set("description", strings.TrimSpace(m.Description))
-			}
-			d.Set("type", m.Type)
 			d.Body = []byte("\n" + body + "\n")
 		} else {
-			if m.Description != "" && m.Description != d.Get("description") {
-				d.Set("description", strings.TrimSpace(m.Description))
-			}
 			d.Body = []byte(strings.TrimRight(string(d.Body), " \t\r\n") + "\n\n" + body + "\n")
 		}
 	}
+	for _, f := range fields {
+		if err := d.Set(f[0], f[1]); err != nil {
+			return nil, err
+		}
+	}
 	return d.Bytes(), nil
+}
+
+// updatedFields are the frontmatter fields a write in mode changes on an
+// existing memory; fields that keep their value are not touched, so their
+// lines stay as written.
+func updatedFields(d *Doc, m Memory, mode Mode) [][2]string {
+	var out [][2]string
+	set := func(k, v string) {
+		if d.Get(k) != v || d.fm.value(k) == nil {
+			out = append(out, [2]string{k, v})
+		}
+	}
+	if mode == ModeOverwrite {
+		set("name", strings.TrimSpace(m.Name))
+		set("type", m.Type)
+	}
+	if desc := strings.TrimSpace(m.Description); desc != "" {
+		set("description", desc)
+	}
+	return out
+}
+
+// IsTempName reports whether a file name is one of WriteAtomic's temp
+// files (".<name>.tmp-<random>"), which a killed process can leave behind.
+func IsTempName(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
+}
+
+// TempFiles lists the temp files of interrupted writes in a teammate's
+// folders, workspace-relative.
+func (w *Workspace) TempFiles(teammate string) ([]string, error) {
+	if err := ValidateName(teammate); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, sub := range append([]string{""}, MemoryDirs...) {
+		dir := teammate
+		if sub != "" {
+			dir += "/" + sub
+		}
+		ents, err := os.ReadDir(w.Abs(dir))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return out, fmt.Errorf("list %s: %w", dir, err)
+		}
+		for _, e := range ents {
+			if e.Type().IsRegular() && IsTempName(e.Name()) {
+				out = append(out, dir+"/"+e.Name())
+			}
+		}
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -9,15 +10,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tmemhq/tmem/compact"
+	"github.com/tmemhq/tmem/layout"
 )
 
 type compactOptions struct {
-	teammate   string
-	all        bool
-	episodic   bool
-	semantic   bool
-	dryRun     bool
-	summarizer string
+	teammate    string
+	all         bool
+	episodic    bool
+	semantic    bool
+	dryRun      bool
+	summarizer  string
+	apply       string
+	discard     string
+	dropJournal bool
 }
 
 func newCompactCmd(f *factory) *cobra.Command {
@@ -27,86 +32,73 @@ func newCompactCmd(f *factory) *cobra.Command {
 		Short: "Roll daily logs into weekly/monthly summaries and memories into WISDOM.md",
 		Long: `Compact memory. The episodic pipeline turns each completed ISO week's daily
 logs into memory/weekly/YYYY-Wnn.md (the current week is never touched),
-extracts durable facts and lessons as typed memories, and folds weeklies older
+files marked facts and lessons as typed memories, and folds weeklies older
 than 52 weeks into memory/monthly/YYYY-MM.md. The semantic pipeline distils
-typed memories that say the same thing into WISDOM.md entries and deletes the
-memories it fully absorbed. With neither --episodic nor --semantic, both run.
+typed memories that say the same thing into WISDOM.md entries. With neither
+--episodic nor --semantic, both run.
+
+What each mode keeps. By default nothing is lost: every daily, weekly and
+typed memory that compaction takes out of memory/ is first copied, byte for
+byte, into memory/archive/ (a file per month, and archive/typed/ for
+absorbed memories), checked, and only then deleted; recall searches the
+archive, and summaries and WISDOM.md cite where each source now is. With
+compact.archive: false in .teammates/tmem.yaml, compaction deletes them as
+the Teammates spec says: the summaries, typed memories and WISDOM.md are
+then all that remains (and git history).
+
+Summaries are honest: one bullet per entry (its heading and first full
+sentence, never cut), decisions, lessons and facts word for word. A model
+summarizer's text that its sources do not support is never written: the
+unit is held as a proposal under .teammates/.tmp/compact/proposals/ and
+listed; apply it with --apply ID or drop it with --discard ID.
 
 Sources are deleted only after their summary is written and read back, and a
 daily that gained an entry meanwhile is kept and merged by the next run. The
 plan is journalled in .teammates/.tmp/compact/ first, so a run that was
-killed is finished by the next one. Only one compaction runs per workspace:
-a second one exits with code 4 at once. Recall re-syncs its index from the
-files on its next query.
+killed is finished by the next one; --drop-journal drops an interrupted plan
+that cannot be finished (always safe). Only one compaction runs per
+workspace: a second one exits with code 4 at once.
 
-The summarizer is extractive (offline, deterministic) unless --summarizer or
-compact.summarizer in .teammates/tmem.yaml says command or openai.
-
-Silent on success unless -v; cron-friendly:
+Silent on success unless -v; exit 1 when anything failed (each failure is
+named on stderr); cron-friendly:
   17 3 * * 1  cd /path/to/project && tmem compact --all`,
 		Example: `  tmem compact --all --dry-run
   tmem compact --teammate beacon --episodic -v
-  tmem compact --all --summarizer command --json`,
+  tmem compact --all --summarizer command --json
+  tmem compact --apply beacon/weekly/2026-W11`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.teammate != "" && opts.all {
-				return usageErrorf("--teammate and --all exclude each other")
-			}
-			if opts.summarizer != "" && !slices.Contains(compact.Summarizers, opts.summarizer) {
-				return usageErrorf("--summarizer %q: want one of %s", opts.summarizer, strings.Join(compact.Summarizers, ", "))
+			if err := opts.check(); err != nil {
+				return err
 			}
 			ws, err := f.Workspace()
 			if err != nil {
 				return err
 			}
-			var names []string
-			if opts.teammate != "" {
-				if _, err := f.teammate(ws, opts.teammate); err != nil {
-					return err
-				}
-				names = []string{opts.teammate}
+			switch {
+			case opts.dropJournal:
+				return f.dropJournal(ws)
+			case opts.discard != "":
+				return compact.DiscardProposal(ws, opts.discard)
 			}
-			clock, err := f.Clock()
+			o, vectors, err := f.compactOptions(cmd.Context(), ws, opts)
 			if err != nil {
 				return err
 			}
-			cfg, err := compact.LoadConfig(ws)
-			if err != nil {
-				return err
+			var res *compact.Result
+			if opts.apply != "" {
+				res, err = compact.ApplyProposal(cmd.Context(), ws, opts.apply, o)
+			} else {
+				res, err = compact.Run(cmd.Context(), ws, o)
 			}
-			o, err := cfg.Options(ws, opts.summarizer, f.getenv)
-			if err != nil {
-				return usageError{err}
-			}
-			o.Teammates, o.Episodic, o.Semantic, o.DryRun, o.Now = names, opts.episodic, opts.semantic, opts.dryRun, clock
-			// With a model installed, memories cluster by meaning; lines
-			// within a week are still merged by word overlap, which is cheap.
-			emb, err := openEmbedder(f, f.model)
-			if err != nil {
-				return err
-			}
-			var vectors *compact.Vectors
-			if emb != nil {
-				if o.Summarizer == nil {
-					o.Summarizer = compact.Extractive{}
-				}
-				vectors = compact.NewVectors(cmd.Context(), emb)
-				o.Similarity = vectors
-			}
-			if f.verbose && !f.quiet {
-				o.Log = f.stderr
-			}
-			res, err := compact.Run(cmd.Context(), ws, o)
 			if vectors != nil && vectors.Err() != nil {
 				f.warnf("compact: embedding model failed, clustered by word overlap instead: %v", vectors.Err())
 			}
 			if errors.Is(err, compact.ErrLocked) {
 				return fmt.Errorf("%w: %v (try again when it finishes)", errLocked, err)
 			}
-			if res != nil {
-				if perr := f.printCompact(res); perr != nil && err == nil {
-					err = perr
-				}
+			if perr := f.printCompact(res); perr != nil && err == nil {
+				err = perr
 			}
 			return err
 		},
@@ -116,35 +108,127 @@ Silent on success unless -v; cron-friendly:
 	fl.BoolVar(&opts.all, "all", false, "compact every teammate (the default)")
 	fl.BoolVar(&opts.episodic, "episodic", false, "run the daily → weekly → monthly pipeline")
 	fl.BoolVar(&opts.semantic, "semantic", false, "run the typed memories → WISDOM.md pipeline")
-	fl.BoolVar(&opts.dryRun, "dry-run", false, "print the plan without touching anything")
+	fl.BoolVar(&opts.dryRun, "dry-run", false, "print the plan without touching anything (no summarizer program or endpoint is called)")
 	fl.StringVar(&opts.summarizer, "summarizer", "", "extractive, command or openai (default: compact.summarizer in tmem.yaml, else extractive)")
+	fl.StringVar(&opts.apply, "apply", "", "apply a held proposal (its unit ID, as listed)")
+	fl.StringVar(&opts.discard, "discard", "", "drop a held proposal (its unit ID, as listed)")
+	fl.BoolVar(&opts.dropJournal, "drop-journal", false, "drop an interrupted compaction that cannot be finished (safe: no source is deleted without its copy)")
 	return cmd
 }
 
+func (o *compactOptions) check() error {
+	if o.teammate != "" && o.all {
+		return usageErrorf("--teammate and --all exclude each other")
+	}
+	if o.summarizer != "" && !slices.Contains(compact.Summarizers, o.summarizer) {
+		return usageErrorf("--summarizer %q: want one of %s", o.summarizer, strings.Join(compact.Summarizers, ", "))
+	}
+	n := 0
+	for _, on := range []bool{o.apply != "", o.discard != "", o.dropJournal} {
+		if on {
+			n++
+		}
+	}
+	if n > 1 {
+		return usageErrorf("--apply, --discard and --drop-journal exclude each other")
+	}
+	return nil
+}
+
+// compactOptions builds the library options from the flags, tmem.yaml and
+// the embedding model (memories cluster by meaning when one is installed).
+func (f *factory) compactOptions(ctx context.Context, ws *layout.Workspace, opts *compactOptions) (compact.Options, *compact.Vectors, error) {
+	var names []string
+	if opts.teammate != "" {
+		if _, err := f.teammate(ws, opts.teammate); err != nil {
+			return compact.Options{}, nil, err
+		}
+		names = []string{opts.teammate}
+	}
+	clock, err := f.Clock()
+	if err != nil {
+		return compact.Options{}, nil, err
+	}
+	cfg, err := compact.LoadConfig(ws)
+	if err != nil {
+		return compact.Options{}, nil, err
+	}
+	o, err := cfg.Options(ws, opts.summarizer, f.getenv)
+	if err != nil {
+		return compact.Options{}, nil, usageError{err}
+	}
+	o.Teammates, o.Episodic, o.Semantic, o.DryRun, o.Now = names, opts.episodic, opts.semantic, opts.dryRun, clock
+	if f.verbose && !f.quiet {
+		o.Log = f.stderr
+	}
+	emb, err := openEmbedder(f, f.model)
+	if err != nil || emb == nil {
+		return o, nil, err
+	}
+	vectors := compact.NewVectors(ctx, emb)
+	o.Similarity = vectors
+	return o, vectors, nil
+}
+
+func (f *factory) dropJournal(ws *layout.Workspace) error {
+	dropped, err := compact.DropJournal(ws)
+	if errors.Is(err, compact.ErrLocked) {
+		return fmt.Errorf("%w: %v (try again when it finishes)", errLocked, err)
+	}
+	if err == nil && dropped {
+		f.infof("dropped the interrupted compaction; the next run plans afresh")
+	} else if err == nil {
+		f.infof("no interrupted compaction to drop")
+	}
+	return err
+}
+
 // printCompact reports a compaction: JSON under --json, the plan on stdout
-// for --dry-run, else a summary on stderr under -v only.
+// for --dry-run, else failures and held proposals on stderr, and the rest
+// under -v only.
 func (f *factory) printCompact(res *compact.Result) error {
 	switch {
+	case res == nil:
+		return nil
 	case f.json:
 		return f.printJSON(res)
 	case res.DryRun:
 		if res.Resumed {
 			fmt.Fprintln(f.stdout, "an interrupted compaction is pending; the next run finishes it first:")
 		}
+		for _, n := range res.Notes {
+			fmt.Fprintln(f.stdout, "note: "+n)
+		}
+		if res.Plan == nil {
+			return nil
+		}
 		return res.Plan.WriteText(f.stdout)
 	}
-	for _, fl := range append(append([]compact.Failure{}, res.Plan.Failed...), res.Failed...) {
+	plan := res.Plan
+	if plan == nil {
+		plan = &compact.Plan{}
+	}
+	for _, fl := range append(append([]compact.Failure{}, plan.Failed...), res.Failed...) {
 		f.warnf("compact %s: %s", fl.Unit, fl.Error)
+	}
+	for _, p := range plan.Proposals {
+		f.warnf("compact %s: held: a model wrote %d sentence(s) its sources do not support (see %s); apply with 'tmem compact --apply %s' or drop with --discard", p.ID, len(p.Unsupported), p.File, p.ID)
+	}
+	for _, n := range res.Notes {
+		f.warnf("compact: %s", n)
 	}
 	if res.Resumed {
 		f.infof("finished an interrupted compaction")
 	}
-	f.infof("compacted: %d units, %d files written, %d deleted", len(res.Plan.Units), len(res.Written), len(res.Deleted))
+	f.infof("compacted: %d units, %d files written, %d deleted", len(plan.Units), len(res.Written), len(res.Deleted))
+	for _, c := range res.Cleaned {
+		f.infof("removed %s, left by an interrupted write", c)
+	}
 	for _, k := range res.Kept {
 		f.infof("kept %s: %s", k.Path, k.Reason)
 	}
-	for _, p := range res.Plan.Proposals {
-		f.infof("propose merging %s WISDOM.md entries %q: %s", p.Teammate, p.Entries, p.Reason)
+	for _, m := range plan.Merges {
+		f.infof("suggest merging %s WISDOM.md entries %q: %s", m.Teammate, m.Entries, m.Reason)
 	}
 	return nil
 }

@@ -54,8 +54,8 @@ frontmatter, title and entries with their line ranges.`,
 				return err
 			}
 			out := showDoc{Path: rel, Frontmatter: map[string]interface{}{}, Title: d.Title, Entries: d.Entries}
-			for _, it := range d.Meta {
-				out.Frontmatter[it.Key.(string)] = jsonable(it.Value)
+			for _, k := range d.Keys() {
+				out.Frontmatter[k] = jsonable(d.Value(k))
 			}
 			if out.Entries == nil {
 				out.Entries = []layout.Entry{}

@@ -1,0 +1,53 @@
+package compact
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+// tempAge is how old a temp file must be before it counts as left behind:
+// every writer that holds the teammate's lock is done with its own, and
+// the margin covers writers that do not take it.
+const tempAge = 10 * time.Minute
+
+// cleanTemps removes, under each teammate's lock, the temp files that
+// killed writes left in the teammate's folders, and returns them.
+func cleanTemps(ctx context.Context, ws *layout.Workspace, names []string, now time.Time) ([]string, error) {
+	var out []string
+	for _, name := range names {
+		removed, err := cleanTeammate(ctx, ws, name, now)
+		out = append(out, removed...)
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+func cleanTeammate(ctx context.Context, ws *layout.Workspace, name string, now time.Time) ([]string, error) {
+	unlock, err := ws.Lock(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("compact %s: %w", name, err)
+	}
+	defer unlock()
+	temps, err := ws.TempFiles(name)
+	if err != nil {
+		return nil, fmt.Errorf("compact %s: %w", name, err)
+	}
+	var out []string
+	for _, rel := range temps {
+		st, err := os.Lstat(ws.Abs(rel))
+		if err != nil || now.Sub(st.ModTime()) < tempAge {
+			continue
+		}
+		if err := ws.Remove(rel); err != nil {
+			return out, fmt.Errorf("compact %s: %w", name, err)
+		}
+		out = append(out, rel)
+	}
+	return out, nil
+}

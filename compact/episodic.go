@@ -1,0 +1,318 @@
+package compact
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+// weekInfo is one completed ISO week: its daily logs still on disk and its
+// weekly summary, if any.
+type weekInfo struct {
+	wk      layout.Week
+	dailies []dayFile
+	weekly  *layout.File
+}
+
+// episodic plans the weekly units (completed weeks up to KeepWeeks old)
+// and the monthly units (older weeks, by the month of their Thursday).
+func (pl *planner) episodic() error {
+	weeks, err := pl.completedWeeks()
+	if err != nil {
+		return err
+	}
+	cur := layout.WeekOf(pl.now)
+	aged := map[string][]*weekInfo{}
+	var months []string
+	var young []*weekInfo
+	for _, wi := range weeks {
+		if age := int(cur.Start().Sub(wi.wk.Start()).Hours()/24) / 7; age <= pl.o.KeepWeeks {
+			young = append(young, wi)
+			continue
+		}
+		m := wi.wk.Thursday().Format("2006-01")
+		if aged[m] == nil {
+			months = append(months, m)
+		}
+		aged[m] = append(aged[m], wi)
+	}
+	// Months first: the oldest facts are extracted first.
+	for _, m := range months {
+		if pl.o.stopped() {
+			return ErrStopped
+		}
+		if id := pl.name + "/monthly/" + m; pl.o.plans(id) {
+			pl.monthly(id, m, aged[m])
+		}
+	}
+	for _, wi := range young {
+		if pl.o.stopped() {
+			return ErrStopped
+		}
+		if id := pl.name + "/weekly/" + wi.wk.String(); pl.o.plans(id) {
+			pl.weekly(id, wi)
+		}
+	}
+	return nil
+}
+
+// completedWeeks groups the dailies and weeklies of weeks before the
+// current one, oldest first. A daily that cannot be read, or is not text,
+// is left where it is and reported.
+func (pl *planner) completedWeeks() ([]*weekInfo, error) {
+	cur := layout.WeekOf(pl.now)
+	weeks := map[layout.Week]*weekInfo{}
+	get := func(w layout.Week) *weekInfo {
+		if weeks[w] == nil {
+			weeks[w] = &weekInfo{wk: w}
+		}
+		return weeks[w]
+	}
+	for _, f := range pl.filesOf(layout.KindDaily) {
+		if w := layout.WeekOf(f.Date); w.Before(cur) {
+			b, err := os.ReadFile(pl.ws.Abs(f.Path))
+			if err == nil {
+				err = layout.CheckText(f.Path, b)
+			}
+			if err != nil {
+				pl.skip(f.Path, err)
+				continue
+			}
+			wi := get(w)
+			wi.dailies = append(wi.dailies, dayFile{File: f, Body: b, SHA: sum(b)})
+		}
+	}
+	for _, f := range pl.filesOf(layout.KindWeekly) {
+		if w, err := layout.ParseWeek(f.Week); err == nil && w.Before(cur) {
+			f := f
+			get(w).weekly = &f
+		}
+	}
+	var out []*weekInfo
+	for _, wi := range weeks {
+		out = append(out, wi)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].wk.Before(out[j].wk) })
+	return out, nil
+}
+
+// readSummary reads an existing summary; nil when there is none.
+func (pl *planner) readSummary(rel string) (*layout.Doc, *memFile, error) {
+	mf, err := pl.file(rel)
+	if err != nil || !mf.Exists {
+		return nil, mf, err
+	}
+	d, err := layout.Parse(rel, mf.Content)
+	return d, mf, err
+}
+
+// weekly plans one completed week that is young enough for a weekly
+// summary: the dailies not yet in it are summarised into it, their facts
+// filed, and every daily outside the recent window archived and deleted.
+func (pl *planner) weekly(id string, wi *weekInfo) {
+	rel := layout.WeeklyPath(pl.name, wi.wk)
+	doc, _, err := pl.readSummary(rel)
+	if err != nil {
+		pl.fail(id, err)
+		return
+	}
+	srcs := &sourceList{}
+	if doc != nil {
+		srcs.refs = readSources(doc)
+	}
+	ub := pl.newUnit(id, KindWeekly)
+	var todo []Source
+	var facts []dayFile
+	for _, d := range wi.dailies {
+		where := pl.memRel(d.Path)
+		if pl.recent(d.Date) {
+			pl.p.Kept = append(pl.p.Kept, Kept{Path: d.Path, Reason: fmt.Sprintf("in the last %d days, which context injects directly; archived by a later run", pl.o.KeepRecentDays)})
+		} else if where, err = ub.archiveLog(d.Path, d.Body, d.SHA, d.Date.Format("2006-01")); err != nil {
+			ub.abandon()
+			pl.fail(id, err)
+			return
+		}
+		if !srcs.has(pl.memRel(d.Path), d.SHA) {
+			todo = append(todo, Source{Path: d.Path, Label: d.Date.Format(layout.DateLayout), Text: string(d.Body), Where: where})
+			facts = append(facts, d)
+		}
+		srcs.add(pl.memRel(d.Path), d.SHA, where)
+	}
+	req := Request{Kind: KindWeekly, Teammate: pl.name, Unit: wi.wk.String(), Period: layout.Period(wi.wk.Start(), wi.wk.End()), Sources: todo, Budget: pl.o.WeeklyBudget}
+	if err := pl.writeSummary(ub, rel, doc, req, "week", srcs, facts); err != nil {
+		ub.abandon()
+		pl.fail(id, err)
+		return
+	}
+	ub.done()
+}
+
+// writeSummary plans the summary at rel: the sources in req summarised
+// into doc's body (doc's body as it is when there are none, with its "Log:"
+// lines pointing where the days now are), the facts of dailies filed as
+// typed memories, and the frontmatter listing srcs.
+func (pl *planner) writeSummary(ub *unit, rel string, doc *layout.Doc, req Request, key string, srcs *sourceList, dailies []dayFile) error {
+	var body string
+	if doc != nil {
+		req.Existing = string(doc.Body)
+		body = relocate(req.Existing, srcs)
+		if from, to, err := layout.ParsePeriod(doc.Get("period")); err == nil && req.Kind == KindMonthly {
+			req.Period = widen(req.Period, from, to)
+		}
+	}
+	if len(req.Sources) > 0 {
+		out, err := pl.summarize(req)
+		if err != nil {
+			return err
+		}
+		body = out
+		if err := pl.extract(ub, dailies); err != nil {
+			return err
+		}
+	}
+	content, err := summaryFile(doc, rel, req.Kind, key, req.Unit, pl.name, req.Period, srcs.strings(), body)
+	if err != nil {
+		return err
+	}
+	return ub.write(rel, content)
+}
+
+// relocate points a summary's "Log: <daily>.md" lines at the archive once
+// those dailies are archived.
+func relocate(body string, srcs *sourceList) string {
+	for _, r := range srcs.refs {
+		if r.Where != "" && r.Where != r.File {
+			body = strings.ReplaceAll(body, "\n"+logPrefix+r.File+"\n", "\n"+logPrefix+r.Where+"\n")
+		}
+	}
+	return body
+}
+
+// widen returns the period "from to to" that covers p and [from, to].
+func widen(p string, from, to time.Time) string {
+	a, b, err := layout.ParsePeriod(p)
+	if err != nil {
+		return layout.Period(from, to)
+	}
+	if from.Before(a) {
+		a = from
+	}
+	if to.After(b) {
+		b = to
+	}
+	return layout.Period(a, b)
+}
+
+// monthly plans the month m from the weeks older than KeepWeeks whose
+// Thursday falls in it: their weekly summaries, and any dailies not yet in
+// one, are merged into memory/monthly/m.md; the weeklies and dailies are
+// archived and deleted.
+func (pl *planner) monthly(id, m string, weeks []*weekInfo) {
+	month, _ := time.Parse("2006-01", m)
+	rel := layout.MonthlyPath(pl.name, month)
+	doc, _, err := pl.readSummary(rel)
+	if err != nil {
+		pl.fail(id, err)
+		return
+	}
+	srcs := &sourceList{}
+	if doc != nil {
+		srcs.refs = readSources(doc)
+	}
+	ub := pl.newUnit(id, KindMonthly)
+	var inputs []Source
+	var facts []dayFile
+	var from, to time.Time
+	for _, wi := range weeks {
+		in, fs, err := pl.monthWeek(ub, wi, m, srcs)
+		if err != nil {
+			ub.abandon()
+			pl.fail(id, fmt.Errorf("week %s: %w", wi.wk, err))
+			return
+		}
+		facts = append(facts, fs...)
+		if in != nil {
+			inputs = append(inputs, *in)
+			if from.IsZero() {
+				from = wi.wk.Start()
+			}
+			to = wi.wk.End()
+		}
+	}
+	req := Request{Kind: KindMonthly, Teammate: pl.name, Unit: m, Sources: inputs, Budget: pl.o.MonthlyBudget}
+	if len(inputs) > 0 {
+		req.Period = layout.Period(from, to)
+	} else if doc != nil {
+		req.Period = doc.Get("period")
+	}
+	if err := pl.writeSummary(ub, rel, doc, req, "month", srcs, facts); err != nil {
+		ub.abandon()
+		pl.fail(id, err)
+		return
+	}
+	ub.done()
+}
+
+// monthWeek plans one week of a monthly: it archives and deletes the
+// week's weekly and dailies and returns the week's text to merge (nil when
+// the monthly has it all) and the dailies whose facts are not filed yet.
+func (pl *planner) monthWeek(ub *unit, wi *weekInfo, m string, srcs *sourceList) (*Source, []dayFile, error) {
+	var body string
+	var weeklySrcs []sourceRef
+	if wi.weekly != nil {
+		d, mf, err := pl.readSummary(wi.weekly.Path)
+		if err != nil {
+			return nil, nil, err
+		}
+		weeklySrcs = readSources(d)
+		where, err := ub.archiveLog(wi.weekly.Path, mf.Content, mf.Last, m)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !srcs.has(pl.memRel(wi.weekly.Path), mf.Last) {
+			body = string(d.Body)
+			for _, r := range weeklySrcs {
+				srcs.refs = appendRef(srcs.refs, r)
+			}
+		}
+		srcs.add(pl.memRel(wi.weekly.Path), mf.Last, where)
+	}
+	listed := &sourceList{refs: append(append([]sourceRef(nil), srcs.refs...), weeklySrcs...)}
+	var todo []Source
+	var facts []dayFile
+	for _, d := range wi.dailies {
+		where, err := ub.archiveLog(d.Path, d.Body, d.SHA, d.Date.Format("2006-01"))
+		if err != nil {
+			return nil, nil, err
+		}
+		if !listed.has(pl.memRel(d.Path), d.SHA) {
+			todo = append(todo, Source{Path: d.Path, Label: d.Date.Format(layout.DateLayout), Text: string(d.Body), Where: where})
+			facts = append(facts, d)
+		}
+		srcs.add(pl.memRel(d.Path), d.SHA, where)
+	}
+	if len(todo) > 0 {
+		out, err := pl.summarize(Request{Kind: KindWeekly, Teammate: pl.name, Unit: wi.wk.String(), Period: layout.Period(wi.wk.Start(), wi.wk.End()), Existing: body, Sources: todo, Budget: pl.o.WeeklyBudget})
+		if err != nil {
+			return nil, nil, err
+		}
+		body = out
+	}
+	if body == "" {
+		return nil, facts, nil
+	}
+	return &Source{Path: layout.WeeklyPath(pl.name, wi.wk), Label: wi.wk.String(), Text: body}, facts, nil
+}
+
+func appendRef(refs []sourceRef, r sourceRef) []sourceRef {
+	for _, x := range refs {
+		if x.File == r.File && x.SHA == r.SHA {
+			return refs
+		}
+	}
+	return append(refs, r)
+}

@@ -1,0 +1,115 @@
+package layout
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestArchiveRestoresEverySourceExactly(t *testing.T) {
+	sources := []struct {
+		name, src string
+	}{
+		{"plain daily", "# 2026-03-09\n\n## Fixed sync\n- Root cause: mtime granularity\n"},
+		{"byte-order mark", bom + "# 2026-03-10\n\n## A\ntext\n"},
+		{"CRLF", "# 2026-03-11\r\n\r\n## A\r\ntext\r\n"},
+		{"mixed line endings stay as they are", "# 2026-03-12\r\n\n## A\ntext\r\n"},
+		{"no final newline", "# 2026-03-13\n\n## A\ntext"},
+		{"empty", ""},
+		{"unclosed fence", "# 2026-03-14\n\n## Code\n```go\nfunc f() {}\n"},
+		{"lines that look like markers", "# 2026-03-15\n\n<!-- tmem:end 2026-03-15.md -->\n<!-- tmem:archive x.md sha256:" + strings.Repeat("0", 64) + " lines:1 archived:2026-01-01 -->\n## After\n"},
+		{"frontmatter and emoji", "---\nmood: 🙂\n---\n# 2026-03-16\n\n## 部署\n- 完成\n"},
+	}
+	var secs []ArchiveSection
+	for i, s := range sources {
+		secs = append(secs, NewArchiveSection(dayName(i), []byte(s.src), mustDay(t, "2026-03-20")))
+	}
+	file := AppendArchive(nil, "2026-03", secs[:3]...)
+	file = AppendArchive(file, "2026-03", secs[3:]...) // appended in a second run
+	got, err := ParseArchive("a.md", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(sources) {
+		t.Fatalf("parsed %d sections, want %d:\n%s", len(got), len(sources), file)
+	}
+	lines := strings.Split(string(file), "\n")
+	for i, s := range sources {
+		t.Run(s.name, func(t *testing.T) {
+			sec := got[i]
+			if sec.Source != dayName(i) || sec.Edited {
+				t.Fatalf("section %d: source %q, edited %v", i, sec.Source, sec.Edited)
+			}
+			if string(sec.Original()) != s.src || !sec.Verify() {
+				t.Errorf("restored %q, want %q", sec.Original(), s.src)
+			}
+			for n, l := range strings.Split(strings.TrimPrefix(strings.ReplaceAll(s.src, "\r\n", "\n"), bom), "\n") {
+				if l == "" {
+					continue
+				}
+				at := sec.Header + n // 0-based index of the n-th text line
+				if at >= len(lines) || strings.TrimSuffix(lines[at], "\r") != strings.TrimSuffix(l, "\r") {
+					t.Errorf("source line %d %q is not at archive line %d", n+1, l, at+1)
+				}
+			}
+		})
+	}
+}
+
+func TestArchiveClosesAnOpenFence(t *testing.T) {
+	sec := NewArchiveSection("2026-03-14.md", []byte("## Code\n~~~~\nx\n"), mustDay(t, "2026-03-20"))
+	file := string(AppendArchive(nil, "2026-03", sec, NewArchiveSection("2026-03-15.md", []byte("## Next\n"), mustDay(t, "2026-03-20"))))
+	if !strings.Contains(file, "x\n~~~~\n<!-- tmem:end 2026-03-14.md -->") {
+		t.Errorf("the open fence is not closed before the end marker:\n%s", file)
+	}
+	d, err := Parse("a.md", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range d.Entries {
+		found = found || e.Heading == "Next"
+	}
+	if !found {
+		t.Errorf("the section after the fence is swallowed by it: %+v", d.Entries)
+	}
+}
+
+func TestArchiveHandEditedSection(t *testing.T) {
+	a := NewArchiveSection("2026-03-09.md", []byte("# 2026-03-09\n\n## A\nsecret line\nkept line\n"), mustDay(t, "2026-03-20"))
+	b := NewArchiveSection("2026-03-10.md", []byte("# 2026-03-10\n\n## B\ntext\n"), mustDay(t, "2026-03-20"))
+	file := strings.Replace(string(AppendArchive(nil, "2026-03", a, b)), "secret line\n", "", 1)
+	got, err := ParseArchive("a.md", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("parsed %d sections, want 2", len(got))
+	}
+	if !got[0].Edited || got[0].Verify() || !strings.Contains(got[0].Text, "kept line") {
+		t.Errorf("edited section: %+v", got[0])
+	}
+	if got[1].Edited || !got[1].Verify() {
+		t.Errorf("the section after an edited one must still read cleanly: %+v", got[1])
+	}
+}
+
+func TestArchiveRefusesBinary(t *testing.T) {
+	_, err := ParseArchive("a.md", []byte("# Archive\n\x00"))
+	if err == nil || !strings.Contains(err.Error(), "a.md:2: binary file") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func dayName(i int) string {
+	return "2026-03-" + string(rune('1'+i/10)) + string(rune('0'+i%10)) + ".md"
+}
+
+func mustDay(t *testing.T, s string) time.Time {
+	t.Helper()
+	d, err := time.Parse(DateLayout, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
