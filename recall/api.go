@@ -29,9 +29,12 @@ type Query struct {
 
 // Hit is one ranked result: the best chunk of one file.
 type Hit struct {
-	Teammate  string   `json:"teammate"`
-	Path      string   `json:"path"` // relative to the workspace root
-	Kind      string   `json:"kind"` // typed|weekly|monthly|daily|wisdom|crossteam
+	Teammate string `json:"teammate"`
+	Path     string `json:"path"` // relative to the workspace root
+	Kind     string `json:"kind"` // typed|weekly|monthly|daily|wisdom|crossteam|archive
+	// Source is, for a hit in the archive, the archived file it comes
+	// from ("2026-03-09.md"), relative to the memory folder.
+	Source    string   `json:"source,omitempty"`
 	Type      string   `json:"type"` // typed memories: user|feedback|project|reference
 	Name      string   `json:"name,omitempty"`
 	Date      string   `json:"date,omitempty"` // YYYY-MM-DD

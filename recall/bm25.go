@@ -100,7 +100,7 @@ func bleveDoc(c Chunk) (map[string]interface{}, error) {
 		fDesc:  c.Description,
 		fHead:  c.Heading,
 		fCJK:   cjkOnly(c.Name + " " + c.Description + " " + c.Heading + " " + c.Text),
-		fWhen:  whenTokens(c.Kind, c.Date),
+		fWhen:  whenTokens(dateKind(c), c.Date),
 		fChunk: string(meta),
 	}, nil
 }

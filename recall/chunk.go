@@ -2,6 +2,7 @@ package recall
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -56,7 +57,42 @@ type Chunk struct {
 	Date        string `json:"date,omitempty"`
 	Name        string `json:"name,omitempty"`
 	Description string `json:"description,omitempty"`
-	Text        string `json:"text"`
+	// Source is, in an archive file, the archived file the chunk comes
+	// from (relative to the memory folder: "2026-03-09.md"), and Section
+	// the archive line its text starts on; a search returns at most one
+	// hit per archived source, as it does per file.
+	Source  string `json:"source,omitempty"`
+	Section int    `json:"section,omitempty"`
+	// Cites is set on a summary's day section that says where the day's
+	// full log is ("Log: archive/2026-03.md:12-40"): the archived source,
+	// as "beacon/memory/archive/2026-03.md@12". A search shows such a day
+	// once: by its full log when that matched too.
+	Cites string `json:"cites,omitempty"`
+	Text  string `json:"text"`
+}
+
+// group is what a search returns one hit of: a file, or an archived
+// source within an archive file.
+func (c Chunk) group() string {
+	switch {
+	case c.Cites != "":
+		return c.Cites
+	case c.Section > 0:
+		return fmt.Sprintf("%s@%d", c.Path, c.Section)
+	}
+	return c.Path
+}
+
+// logLine finds the "Log: archive/….md:12-40" line of a summary's day.
+var logLine = regexp.MustCompile(`(?m)^Log: (archive/[^\s:]+\.md):(\d+)-\d+\s*$`)
+
+// citesOf returns what a chunk of a summary's day section cites.
+func citesOf(teammate, text string) string {
+	m := logLine.FindStringSubmatch(text)
+	if m == nil || teammate == "" {
+		return ""
+	}
+	return teammate + "/memory/" + m[1] + "@" + m[2]
 }
 
 // EmbedText is what the embedder reads for a chunk: its breadcrumb, name
@@ -78,6 +114,9 @@ func (c Chunk) EmbedText() string {
 // slip) is read leniently as "key: value" lines, so the file is still
 // found.
 func ChunkFile(f layout.File, src []byte, opts ChunkOptions) ([]Chunk, error) {
+	if f.Kind == layout.KindArchive && f.Month != "" {
+		return chunkArchive(f, src, opts.withDefaults())
+	}
 	doc, err := layout.Parse(f.Path, src)
 	get := func(k string) string { return doc.Get(k) }
 	if err != nil {
@@ -155,9 +194,13 @@ func chunkDoc(f layout.File, doc *layout.Doc, get func(string) string, opts Chun
 			}
 			text, start = e.Heading, e.Start // a bare heading is still findable
 		}
+		cites := ""
+		if f.Kind == layout.KindWeekly || f.Kind == layout.KindMonthly {
+			cites = citesOf(f.Teammate, e.Text)
+		}
 		for _, p := range splitEntry(text, start, opts) {
 			c := base
-			c.Heading = crumb
+			c.Heading, c.Cites = crumb, cites
 			c.Text = p.text
 			c.StartLine, c.EndLine = p.start, p.end
 			if e.Heading != "" && p.first {

@@ -391,7 +391,7 @@ func (ix *Index) scopeFiles(name string) ([]*candidate, error) {
 	}
 	dir := filepath.Join(ix.ws.Root, name)
 	all := statFiles(ix.ws.Root, []layout.File{{Teammate: name, Kind: layout.KindWisdom, Path: name + "/WISDOM.md"}})
-	for _, sub := range []string{"memory", "memory/weekly", "memory/monthly"} {
+	for _, sub := range layout.MemoryDirs {
 		ents, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(sub)))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

@@ -38,7 +38,7 @@ var DefaultRanking = Ranking{
 	Fusion:       FusionWeighted,
 	RRFK:         60,
 	VectorWeight: 0.5,
-	Candidates:   50,
+	Candidates:   100,
 	KindBoost: map[string]float64{
 		"typed":     1.3,
 		"wisdom":    1.2,
@@ -46,6 +46,7 @@ var DefaultRanking = Ranking{
 		"monthly":   1.0,
 		"weekly":    1.0,
 		"daily":     0.9,
+		"archive":   0.8,
 	},
 	RecencyDepth: 2,
 }
@@ -167,45 +168,86 @@ func boost(r Ranking, rs []ranked) {
 	sortRanked(rs)
 }
 
-// dedupe keeps one hit per file: its best chunk, merged with the chunks
-// right next to it that scored too.
+// dedupe keeps one hit per file (per archived source in an archive file):
+// its best chunk, merged with the chunks right next to it that scored too.
+// A chunk whose text repeats a better one word for word (a monthly's day
+// copied from a weekly that is now archived) is dropped first.
 func dedupe(rs []ranked) []ranked {
+	rs = uniqueText(rs)
 	byPath := map[string][]int{}
 	for i, x := range rs {
-		byPath[x.chunk.Path] = append(byPath[x.chunk.Path], i)
+		byPath[x.chunk.group()] = append(byPath[x.chunk.group()], i)
 	}
 	var out []ranked
 	seen := map[string]bool{}
 	for _, x := range rs {
-		p := x.chunk.Path
-		if seen[p] {
+		g := x.chunk.group()
+		if seen[g] {
 			continue
 		}
-		seen[p] = true
-		best := x
-		ords := map[int]ranked{}
-		for _, i := range byPath[p] {
+		seen[g] = true
+		best := withNeighbours(representative(rs, byPath[g]), rs, byPath[g])
+		best.score = x.score
+		best.reason = unionReasons(best.reason, x.reason)
+		out = append(out, best)
+	}
+	return out
+}
+
+// representative is what a group's hit shows: its best chunk, or, when
+// that is a summary's day and the day's full log matched too, the log's
+// best chunk.
+func representative(rs []ranked, group []int) ranked {
+	for _, i := range group {
+		if rs[i].chunk.Cites == "" {
+			return rs[i]
+		}
+	}
+	return rs[group[0]]
+}
+
+// withNeighbours merges x with the chunks of its group right next to it in
+// its file and entry that scored too.
+func withNeighbours(x ranked, rs []ranked, group []int) ranked {
+	ords := map[int]ranked{}
+	for _, i := range group {
+		if rs[i].chunk.Path == x.chunk.Path {
 			ords[rs[i].chunk.Ordinal] = rs[i]
 		}
-		lo, hi := best.chunk.Ordinal, best.chunk.Ordinal
-		for {
-			n, ok := ords[lo-1]
-			if !ok || n.chunk.Heading != best.chunk.Heading {
-				break
-			}
-			best = mergeChunks(n, best)
-			lo--
+	}
+	best := x
+	lo, hi := x.chunk.Ordinal, x.chunk.Ordinal
+	for {
+		n, ok := ords[lo-1]
+		if !ok || n.chunk.Heading != x.chunk.Heading {
+			break
 		}
-		for {
-			n, ok := ords[hi+1]
-			if !ok || n.chunk.Heading != x.chunk.Heading {
-				break
-			}
-			best = mergeChunks(best, n)
-			hi++
+		best = mergeChunks(n, best)
+		lo--
+	}
+	for {
+		n, ok := ords[hi+1]
+		if !ok || n.chunk.Heading != x.chunk.Heading {
+			break
 		}
-		best.score = x.score
-		out = append(out, best)
+		best = mergeChunks(best, n)
+		hi++
+	}
+	return best
+}
+
+// uniqueText drops every chunk whose text, spacing aside, is the text of a
+// chunk ranked above it.
+func uniqueText(rs []ranked) []ranked {
+	seen := map[string]bool{}
+	out := rs[:0:0]
+	for _, x := range rs {
+		key := strings.Join(strings.Fields(x.chunk.Text), " ")
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, x)
 	}
 	return out
 }

@@ -203,7 +203,7 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 	for _, x := range final {
 		c := x.chunk
 		hits = append(hits, Hit{
-			Teammate: c.Teammate, Path: c.Path, Kind: c.Kind, Type: c.Type, Name: c.Name,
+			Teammate: c.Teammate, Path: c.Path, Kind: c.Kind, Source: c.Source, Type: c.Type, Name: c.Name,
 			Date: c.Date, StartLine: c.StartLine, EndLine: c.EndLine, Heading: c.Heading,
 			Score: x.score, BM25: x.bm25, Vector: x.vector, Reason: x.reason, Text: c.Text,
 		})

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -283,7 +284,7 @@ func TestSyncRecovers(t *testing.T) {
 				b, _ := m.encode()
 				os.WriteFile(filepath.Join(dir, manifestFile), b, 0o644)
 			},
-			wantWarn: "schema 2, want 3",
+			wantWarn: fmt.Sprintf("schema %d, want %d", SchemaVersion-1, SchemaVersion),
 		},
 		{
 			name: "chunker settings change",

@@ -1,0 +1,71 @@
+package recall
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+// chunkArchive splits an archive month file section by section: each
+// archived source is parsed on its own (its frontmatter, title and
+// entries), dated by its own name, and its chunks carry the lines they
+// have in the archive file.
+func chunkArchive(f layout.File, src []byte, opts ChunkOptions) ([]Chunk, error) {
+	secs, err := layout.ParseArchive(f.Path, src)
+	if err != nil {
+		return nil, err
+	}
+	var out []Chunk
+	for _, s := range secs {
+		sf := archivedFile(f, s)
+		doc, get, err := parseSection(f.Path, s)
+		if err != nil {
+			continue // a section that no longer parses is skipped, the rest still found
+		}
+		for _, c := range chunkDoc(sf, doc, get, opts) {
+			c.Kind, c.Path, c.Source, c.Section = string(layout.KindArchive), f.Path, s.Source, s.Header+1
+			c.StartLine += s.Header
+			c.EndLine += s.Header
+			c.Ordinal = len(out)
+			c.ID = fmt.Sprintf("%s#%d", f.Path, c.Ordinal)
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// archivedFile is the file an archive section holds, classified by its
+// own name so that it is dated as it was.
+func archivedFile(archive layout.File, s layout.ArchiveSection) layout.File {
+	sub, name := "memory", s.Source
+	if i := strings.LastIndex(s.Source, "/"); i >= 0 {
+		sub, name = "memory/"+s.Source[:i], s.Source[i+1:]
+	}
+	f := layout.Classify(archive.Teammate, sub, name)
+	f.Path = archive.Path
+	return f
+}
+
+// parseSection parses an archived source, leniently like any file.
+func parseSection(path string, s layout.ArchiveSection) (*layout.Doc, func(string) string, error) {
+	text := []byte(s.Text)
+	doc, err := layout.Parse(path, text)
+	if err == nil {
+		return doc, doc.Get, nil
+	}
+	lenient, meta, ok := parseLenient(path, text)
+	if !ok {
+		return nil, nil, err
+	}
+	return lenient, func(k string) string { return meta[k] }, nil
+}
+
+// dateKind is the kind whose date tokens a chunk gets: an archived
+// weekly summary covers its week, like a weekly.
+func dateKind(c Chunk) string {
+	if c.Kind == string(layout.KindArchive) && strings.HasPrefix(c.Source, "weekly/") {
+		return string(layout.KindWeekly)
+	}
+	return c.Kind
+}
