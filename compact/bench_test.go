@@ -37,7 +37,10 @@ func corpus(b *testing.B, ws *layout.Workspace, now time.Time) (files, tokens, i
 
 // BenchmarkGrowth simulates three years of daily use (five entries a day)
 // with a compaction every Monday, against the same three years without
-// compaction. Run with -benchtime 1x; it reports file counts and tokens.
+// compaction. Run with -benchtime 1x; it reports file counts and tokens
+// (memory-files counts everything under memory/, the archive included),
+// the memory budget the prompt stack uses, and fails if memory/ reaches
+// 150 files, the stack exceeds its budget or WISDOM.md its own.
 func BenchmarkGrowth(b *testing.B) {
 	start, end := day("2024-01-01"), day("2026-12-31")
 	for i := 0; i < b.N; i++ {
@@ -76,6 +79,15 @@ func BenchmarkGrowth(b *testing.B) {
 		now := end.Add(20 * time.Hour)
 		cf, ct, ci := corpus(b, wss[0], now)
 		rf, rt, ri := corpus(b, wss[1], now)
+		files := memoryFiles(b, wss[0], "beacon")
+		m := contextManifest(b, wss[0], "beacon", "Why did the deploy pipeline tests fail?", now)
+		w, _ := os.ReadFile(wss[0].Abs("beacon/WISDOM.md"))
+		if files >= 150 || m.Budget.Exceeded || Tokens(string(w)) > 2000 {
+			b.Errorf("after three years: %d files in memory/ (want < 150), context %d of %d tokens, WISDOM.md %d tokens (budget 2000)", files, m.Budget.Used, m.Budget.Total, Tokens(string(w)))
+		}
+		b.ReportMetric(float64(files), "memory-files")
+		b.ReportMetric(float64(m.Budget.Used), "context-tokens")
+		b.ReportMetric(float64(Tokens(string(w))), "wisdom-tokens")
 		b.ReportMetric(float64(cf), "files")
 		b.ReportMetric(float64(rf), "files-raw")
 		b.ReportMetric(float64(ct), "tokens")

@@ -4,14 +4,16 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"time"
 
 	"github.com/tmemhq/tmem/layout"
 )
 
-// tempAge is how old a temp file must be before it counts as left behind:
-// every writer that holds the teammate's lock is done with its own, and
-// the margin covers writers that do not take it.
+// tempAge is how old a temp file beside SOUL.md must be before it counts
+// as left behind: tmem init writes there without the teammate's lock.
+// Every writer of the memory folders holds the lock, so under it any temp
+// file there is a dead writer's.
 const tempAge = 10 * time.Minute
 
 // cleanTemps removes, under each teammate's lock, the temp files that
@@ -41,7 +43,7 @@ func cleanTeammate(ctx context.Context, ws *layout.Workspace, name string, now t
 	var out []string
 	for _, rel := range temps {
 		st, err := os.Lstat(ws.Abs(rel))
-		if err != nil || now.Sub(st.ModTime()) < tempAge {
+		if err != nil || path.Dir(rel) == name && now.Sub(st.ModTime()) < tempAge {
 			continue
 		}
 		if err := ws.Remove(rel); err != nil {

@@ -231,6 +231,9 @@ type Result struct {
 	Cleaned []string `json:"cleaned,omitempty"`
 	// Notes say what the run did differently from what was asked.
 	Notes []string `json:"notes,omitempty"`
+	// Pending are proposals kept from earlier runs that this run did not
+	// hold again (a run with another summarizer, a dry run).
+	Pending []Proposal `json:"pending,omitempty"`
 }
 
 // ErrStopped is wrapped by the error of a run that stopped asking its
@@ -289,6 +292,9 @@ func Run(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, erro
 				return res, err
 			}
 		}
+	}
+	if err := settleProposals(ws, res); err != nil {
+		res.Notes = append(res.Notes, err.Error())
 	}
 	if stop != nil {
 		return res, stop

@@ -41,7 +41,7 @@ func markedLines(t *testing.T, ws *layout.Workspace) map[string]string {
 	return out
 }
 
-func mustFiles(t *testing.T, ws *layout.Workspace, name string) []layout.File {
+func mustFiles(t testing.TB, ws *layout.Workspace, name string) []layout.File {
 	t.Helper()
 	fs, err := ws.Files(name)
 	if err != nil {

@@ -2,6 +2,7 @@ package compact
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -203,7 +204,8 @@ func factBody(f fact) string {
 	return f.text + "\n\n" + strings.Join(f.detail, "\n\n")
 }
 
-// factText is a marked paragraph without its "Lesson:"-style prefix.
+// factText is a marked paragraph without its "Lesson:"-style prefix or
+// its #lesson or #decision tag.
 func factText(line string) string {
 	s := strings.TrimLeft(line, "*_ ")
 	if markedPrefixOf(s) != "" {
@@ -211,8 +213,11 @@ func factText(line string) string {
 			s = strings.TrimLeft(s[i+1:], "*_ ")
 		}
 	}
-	return strings.TrimSpace(s)
+	s = markTag.ReplaceAllString(s, "")
+	return strings.Join(strings.Fields(s), " ")
 }
+
+var markTag = regexp.MustCompile(`(?i)(^|\s)#(decision|lesson)\b`)
 
 // firstSentenceOr is the first sentence of s, or s when it has none that
 // can be quoted.

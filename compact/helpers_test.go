@@ -28,7 +28,7 @@ func fromTxtar(t *testing.T, archive string) *layout.Workspace {
 }
 
 // writeFile writes a workspace file with a fixed modification time.
-func writeFile(t *testing.T, ws *layout.Workspace, rel, content string, mtime time.Time) {
+func writeFile(t testing.TB, ws *layout.Workspace, rel, content string, mtime time.Time) {
 	t.Helper()
 	p := ws.Abs(rel)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -119,37 +117,7 @@ func killFixture(t *testing.T) *layout.Workspace {
 // copyTree copies the workspace, keeping modification times.
 func copyTree(t *testing.T, ws *layout.Workspace) *layout.Workspace {
 	t.Helper()
-	dst := filepath.Join(t.TempDir(), layout.DirName)
-	err := filepath.WalkDir(ws.Root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(ws.Root, p)
-		out := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(out, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(out, b, 0o644); err != nil {
-			return err
-		}
-		st, err := os.Stat(p)
-		if err != nil {
-			return err
-		}
-		return os.Chtimes(out, st.ModTime(), st.ModTime())
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := layout.Open(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return copyWorkspace(t, ws.Root)
 }
 
 func helper(t *testing.T, mode string, env ...string) *exec.Cmd {
@@ -167,6 +135,7 @@ func helper(t *testing.T, mode string, env ...string) *exec.Cmd {
 // reruns it, and checks the workspace equals an uninterrupted run's.
 func TestKillAnyStep(t *testing.T) {
 	base := killFixture(t)
+	sources := sourceFiles(t, base, "beacon")
 	ref := copyTree(t, base)
 	steps := 0
 	opts := Options{Now: fixed(helperNow), afterStep: func(n int) { steps = n }}
@@ -193,6 +162,8 @@ func TestKillAnyStep(t *testing.T) {
 			if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 				t.Fatalf("helper was not killed: %v\n%s", err, out)
 			}
+			// What a write killed before its rename leaves behind.
+			writeFile(t, ws, "beacon/memory/.2026-11-02.md.tmp-4242", "half a file", day("2026-11-18"))
 			res, err := Run(context.Background(), ws, Options{Now: fixed(helperNow)})
 			if err != nil {
 				t.Fatal(err)
@@ -203,6 +174,10 @@ func TestKillAnyStep(t *testing.T) {
 			if got := snapshot(t, ws); got != want {
 				t.Errorf("after a kill at step %d and a rerun the tree differs from an uninterrupted run:\n%s", n, diffLines(want, got))
 			}
+			if len(res.Cleaned) != 1 {
+				t.Errorf("cleaned %q, want the killed write's temp file", res.Cleaned)
+			}
+			checkArchived(t, ws, "beacon", sources)
 		})
 	}
 }

@@ -172,7 +172,7 @@ func ApplyProposal(ctx context.Context, ws *layout.Workspace, id string, opts Op
 	if !applied {
 		return res, fmt.Errorf("proposal %s: nothing left to apply; drop it with tmem compact --discard %s", p.ID, p.ID)
 	}
-	return res, DiscardProposal(ws, p.ID)
+	return res, nil // Run dropped the proposal once its unit was applied
 }
 
 // DiscardProposal removes a kept proposal; its unit is planned afresh by
@@ -191,4 +191,32 @@ type staleProposal struct{ id string }
 
 func (s staleProposal) Summarize(context.Context, Request) (string, error) {
 	return "", fmt.Errorf("proposal %s: its sources changed since it was made; run tmem compact to plan it again", s.id)
+}
+
+// settleProposals drops the kept proposals whose unit this run applied
+// (their text is out of date) and lists the others that it did not hold
+// again as pending.
+func settleProposals(ws *layout.Workspace, res *Result) error {
+	kept, err := Proposals(ws)
+	held := map[string]bool{}
+	for _, p := range res.Plan.Proposals {
+		held[p.ID] = true
+	}
+	applied := map[string]bool{}
+	if !res.DryRun {
+		for _, u := range res.Plan.Units {
+			applied[u.ID] = true
+		}
+	}
+	for _, p := range kept {
+		switch {
+		case applied[p.ID]:
+			if rerr := ws.Remove(p.File); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+		case !held[p.ID]:
+			res.Pending = append(res.Pending, p)
+		}
+	}
+	return err
 }

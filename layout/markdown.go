@@ -32,7 +32,8 @@ type Doc struct {
 	// Heading, so that nothing in the file is outside an entry.
 	Entries []Entry
 
-	fm *frontMatter // the frontmatter block; nil when absent
+	fm  *frontMatter // the frontmatter block; nil when absent
+	bom bool         // the file began with a UTF-8 byte-order mark
 }
 
 // Entry is one `##` section of a memory file.
@@ -49,7 +50,11 @@ func Parse(path string, src []byte) (*Doc, error) {
 	if err := checkText(path, src); err != nil {
 		return nil, err
 	}
-	d := &Doc{Path: path, Body: src, BodyLine: 1}
+	d := &Doc{Path: path, BodyLine: 1}
+	if rest, ok := bytes.CutPrefix(src, []byte(bom)); ok {
+		d.bom, src = true, rest // a byte-order mark is not text; Bytes puts it back
+	}
+	d.Body = src
 	if err := d.parseMeta(src); err != nil {
 		return nil, err
 	}
@@ -283,6 +288,9 @@ func (d *Doc) Set(key string, value interface{}) error {
 // fields Set changed) and the body byte for byte.
 func (d *Doc) Bytes() []byte {
 	var b bytes.Buffer
+	if d.bom {
+		b.WriteString(bom)
+	}
 	if d.fm != nil {
 		b.WriteString(d.fm.bytes())
 	}

@@ -149,3 +149,17 @@ func TestSetKeepsOrderAndRewritesOnlyWhenChanged(t *testing.T) {
 		t.Errorf("Bytes() = %q, want %q", got, want)
 	}
 }
+
+func TestParseByteOrderMark(t *testing.T) {
+	src := "\ufeff---\nname: x\n---\n# 2026-03-02\n\n## A\ntext\n"
+	d, err := Parse("x.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Get("name") != "x" || d.Title != "2026-03-02" || len(d.Entries) != 1 || d.Entries[0].Heading != "A" || d.Entries[0].Start != 6 {
+		t.Errorf("a byte-order mark changed the parse: meta %q, title %q, entries %+v", d.Keys(), d.Title, d.Entries)
+	}
+	if string(d.Bytes()) != src {
+		t.Errorf("Bytes() = %q, want the file back with its mark", d.Bytes())
+	}
+}

@@ -199,6 +199,9 @@ func (f *factory) printCompact(res *compact.Result) error {
 		for _, n := range res.Notes {
 			fmt.Fprintln(f.stdout, "note: "+n)
 		}
+		for _, p := range res.Pending {
+			fmt.Fprintf(f.stdout, "pending %s: a model's summary held for review in %s (tmem compact --apply %s, or --discard)\n", p.ID, p.File, p.ID)
+		}
 		if res.Plan == nil {
 			return nil
 		}
@@ -213,6 +216,9 @@ func (f *factory) printCompact(res *compact.Result) error {
 	}
 	for _, p := range plan.Proposals {
 		f.warnf("compact %s: held: a model wrote %d sentence(s) its sources do not support (see %s); apply with 'tmem compact --apply %s' or drop with --discard", p.ID, len(p.Unsupported), p.File, p.ID)
+	}
+	for _, p := range res.Pending {
+		f.warnf("compact %s: a model's summary is held for review in %s (tmem compact --apply %s, or --discard)", p.ID, p.File, p.ID)
 	}
 	for _, n := range res.Notes {
 		f.warnf("compact: %s", n)

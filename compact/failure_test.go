@@ -1,0 +1,123 @@
+package compact
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+// TestJournalThatCannotApply checks that an interrupted run whose journal
+// cannot be finished fails with the unit and the reason every time,
+// never panics, never deletes a source, and that DropJournal then lets
+// compaction go on.
+func TestJournalThatCannotApply(t *testing.T) {
+	ws := genWorkspace(t, day("2026-11-02"), day("2026-11-04"), 2, nil)
+	p := Plan{Units: []Unit{{ID: "beacon/weekly/2026-W45", Kind: KindWeekly, Teammate: "beacon",
+		Writes:  []Write{{Path: "beacon/SOUL.md/weekly.md", After: sum([]byte("x")), Content: "x"}},
+		Deletes: []Delete{{Path: "beacon/memory/2026-11-02.md", SHA: "0"}},
+	}}}
+	b, _ := json.Marshal(p)
+	writeFile(t, ws, journalPath, string(b), day("2026-11-18"))
+	for run := 0; run < 2; run++ {
+		res, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-18")})
+		if err == nil || !strings.Contains(err.Error(), "beacon/weekly/2026-W45") || !strings.Contains(err.Error(), "--drop-journal") {
+			t.Fatalf("run %d: err = %v, want the unit and the way out", run, err)
+		}
+		if res == nil || res.Plan == nil {
+			t.Fatalf("run %d: no result to report", run)
+		}
+	}
+	if n := len(paths(t, ws, "beacon", layout.KindDaily)); n != 3 {
+		t.Fatalf("%d dailies left, want all 3", n)
+	}
+	if dropped, err := DropJournal(ws); err != nil || !dropped {
+		t.Fatalf("DropJournal = %v, %v", dropped, err)
+	}
+	if _, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-18")}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(paths(t, ws, "beacon", layout.KindWeekly)); n != 1 {
+		t.Errorf("%d weeklies after the journal was dropped, want 1", n)
+	}
+}
+
+func TestCorruptJournal(t *testing.T) {
+	ws := genWorkspace(t, day("2026-11-02"), day("2026-11-04"), 2, nil)
+	writeFile(t, ws, journalPath, "{not json", day("2026-11-18"))
+	_, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-18")})
+	if err == nil || !strings.Contains(err.Error(), "tmem compact --drop-journal") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestUnreadableDailySkipped checks that a daily that is not text is left
+// where it is and reported with its path and line, while the rest of the
+// workspace is compacted, in a real run and a dry run alike.
+func TestUnreadableDailySkipped(t *testing.T) {
+	for _, dry := range []bool{true, false} {
+		ws := genWorkspace(t, day("2026-11-02"), day("2026-11-04"), 2, nil)
+		writeFile(t, ws, "beacon/memory/2026-11-05.md", "# 2026-11-05\n\n## bad\n\xff\xfe\n", day("2026-11-05"))
+		res, err := Run(context.Background(), ws, Options{DryRun: dry, Now: fixed("2026-11-18")})
+		if err == nil || !strings.Contains(err.Error(), "beacon/memory/2026-11-05.md:4: invalid UTF-8") {
+			t.Fatalf("dry %v: err = %v", dry, err)
+		}
+		if len(res.Plan.Units) != 1 {
+			t.Errorf("dry %v: %d units planned, want the week's other days", dry, len(res.Plan.Units))
+		}
+		if _, err := os.Stat(ws.Abs("beacon/memory/2026-11-05.md")); err != nil {
+			t.Errorf("dry %v: the bad daily was touched: %v", dry, err)
+		}
+	}
+}
+
+func TestUnreadableFile(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("runs as root, who reads files whatever their mode")
+	}
+	ws := genWorkspace(t, day("2026-11-02"), day("2026-11-04"), 2, nil)
+	p := ws.Abs("beacon/memory/2026-11-03.md")
+	if err := os.Chmod(p, 0); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(p, 0o644)
+	_, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-18")})
+	if err == nil || !strings.Contains(err.Error(), "2026-11-03.md") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestTeammatesNamedLikeLocks checks that teammates whose names are those
+// of workspace locks compact like any other.
+func TestTeammatesNamedLikeLocks(t *testing.T) {
+	ws := fromTxtar(t, "-- compact/SOUL.md --\n# Compact\n-- index-beacon/SOUL.md --\n# Index\n-- beacon/SOUL.md --\n# Beacon\n")
+	for _, name := range []string{"compact", "index-beacon", "beacon"} {
+		for d := day("2026-11-02"); d.Before(day("2026-11-05")); d = d.AddDate(0, 0, 1) {
+			writeFile(t, ws, layout.DailyPath(name, d), genDay(d, 2), d)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, ws, Options{Now: fixed("2026-11-18")})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-ctx.Done():
+		t.Fatal("compaction did not finish: a teammate's lock is the workspace's")
+	}
+	for _, name := range []string{"compact", "index-beacon", "beacon"} {
+		if n := len(paths(t, ws, name, layout.KindWeekly)); n != 1 {
+			t.Errorf("%s: %d weeklies", name, n)
+		}
+	}
+}

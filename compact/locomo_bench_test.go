@@ -1,0 +1,110 @@
+package compact
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/recall"
+)
+
+// locomoDir is a LoCoMo conversation turned into a workspace, kept beside
+// the repository when it is there (it is not part of it).
+const locomoDir = "../../shared/eval/locomo-conv-26"
+
+// BenchmarkLoCoMoCompaction measures what compaction does to recall on a
+// real long conversation: BM25 recall@10 of its questions before
+// compaction, then after compacting as a weekly cron would (a week after
+// the last session, weeklies) and a year later (monthlies), and after a
+// single run a year later. It reports both numbers, the files left in
+// memory/ and the memory budget the prompt stack uses, and fails when
+// recall drops by more than 0.02, memory/ holds more than 25 files or the
+// stack is over budget. It skips when the conversation is not there.
+func BenchmarkLoCoMoCompaction(b *testing.B) {
+	qs, err := recall.LoadEvidence(filepath.Join(locomoDir, "queries.jsonl"))
+	if err != nil {
+		b.Skipf("no LoCoMo conversation beside the repository (%v)", err)
+	}
+	for _, plan := range []struct {
+		name   string
+		weekly bool
+	}{{"weekly-then-monthly", true}, {"one-run", false}} {
+		b.Run(plan.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				ws := copyWorkspace(b, filepath.Join(locomoDir, layout.DirName))
+				name := "conv-26"
+				last := lastDaily(b, ws, name)
+				yearLater := last.AddDate(1, 0, 1)
+				before := recallScore(b, ws, yearLater, qs)
+				if plan.weekly {
+					compactTwice(b, ws, last, yearLater)
+				} else {
+					runAt(b, ws, yearLater)
+				}
+				after := recallScore(b, ws, yearLater, qs)
+				files := memoryFiles(b, ws, name)
+				m := contextManifest(b, ws, name, qs[0].Question, yearLater)
+				b.ReportMetric(before.Recall, "recall-before")
+				b.ReportMetric(after.Recall, "recall-after")
+				b.ReportMetric(after.Tokens, "hit-tokens-after")
+				b.ReportMetric(float64(files), "memory-files")
+				b.ReportMetric(float64(m.Budget.Used), "context-tokens")
+				if after.Recall < before.Recall-0.02 || files > 25 || m.Budget.Exceeded {
+					b.Errorf("recall@10 %.3f → %.3f, %d files in memory/, context %d of %d tokens", before.Recall, after.Recall, files, m.Budget.Used, m.Budget.Total)
+				}
+			}
+		})
+	}
+}
+
+func runAt(b testing.TB, ws *layout.Workspace, d time.Time) {
+	b.Helper()
+	now := d.Add(12 * time.Hour)
+	if _, err := Run(context.Background(), ws, Options{Now: func() time.Time { return now }}); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// copyWorkspace copies a workspace folder (but its recall indexes) into a
+// temp dir, keeping modification times, and opens it.
+func copyWorkspace(t testing.TB, src string) *layout.Workspace {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), layout.DirName)
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		if d.IsDir() {
+			if d.Name() == ".index" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(out, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			return err
+		}
+		return os.Chtimes(out, st.ModTime(), st.ModTime())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := layout.Open(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
