@@ -239,3 +239,41 @@ func TestDailyChangedDuringCompaction(t *testing.T) {
 		t.Errorf("the appended entry is not in the weekly:\n%s", b)
 	}
 }
+
+// TestFactKeepsFrontmatter checks that adding an extracted fact to a typed
+// memory keeps its comments, quoting, key order and unknown fields.
+func TestFactKeepsFrontmatter(t *testing.T) {
+	mem := "---\n# reviewed by ana; keep\nname: 'Pin versions'\ndescription: \"Pin tool versions in CI\"\nowner: ana   # ask her first\ntype: feedback\ntags: [ci, tools]\n---\n\nLesson: pin tool versions in CI.\n"
+	ws := fromTxtar(t, "-- beacon/SOUL.md --\n# Beacon\n-- beacon/memory/feedback_pin_versions.md --\n"+mem+
+		"-- beacon/memory/2026-11-02.md --\n# 2026-11-02\n\n## CI\n\n- Lesson: pin tool versions in CI, always\n")
+	if _, err := Run(context.Background(), ws, Options{Episodic: true, Now: fixed("2026-11-18")}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(ws.Abs("beacon/memory/feedback_pin_versions.md"))
+	head := mem[:strings.Index(mem, "tags:")]
+	if !strings.HasPrefix(string(b), head) || !strings.Contains(string(b), "tags: [ci, tools]\nsources:\n- 2026-11-02.md sha256:") {
+		t.Errorf("the frontmatter was not kept as written:\n%s", b)
+	}
+	if !strings.HasSuffix(string(b), "Lesson: pin tool versions in CI.\n\nLesson: pin tool versions in CI, always\n") {
+		t.Errorf("the fact was not added:\n%s", b)
+	}
+}
+
+// TestNoArchive checks the spec's plain deletion: with the archive off,
+// compaction deletes what it summarised and writes no archive.
+func TestNoArchive(t *testing.T) {
+	ws := genWorkspace(t, day("2025-09-01"), day("2026-11-18"), 2, twoDays)
+	if _, err := Run(context.Background(), ws, Options{NoArchive: true, Now: fixed("2026-11-18")}); err != nil {
+		t.Fatal(err)
+	}
+	if a := paths(t, ws, "beacon", layout.KindArchive); len(a) != 0 {
+		t.Errorf("archive files written with the archive off: %v", a)
+	}
+	if len(paths(t, ws, "beacon", layout.KindMonthly)) == 0 || len(paths(t, ws, "beacon", layout.KindDaily)) > 3 {
+		t.Errorf("compaction did not run: %v", paths(t, ws, "beacon", layout.KindDaily))
+	}
+	w, _ := os.ReadFile(ws.Abs("beacon/memory/weekly/2026-W45.md"))
+	if strings.Contains(string(w), "archive/") {
+		t.Errorf("a summary cites an archive that is off:\n%s", w)
+	}
+}

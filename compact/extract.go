@@ -118,8 +118,9 @@ func (pl *planner) fileFact(ub *unit, f fact) error {
 	return ub.write(rel, d.Bytes())
 }
 
-// closest finds the memory of the fact's type that says the same thing;
-// held is true when one already holds the fact word for word.
+// closest finds the memory of the fact's type with a paragraph that says
+// the same thing; held is true when one already holds the fact word for
+// word.
 func (pl *planner) closest(f fact) (best string, held bool, err error) {
 	score := 0.0
 	for _, rel := range pl.typedPaths(f.typ) {
@@ -131,9 +132,10 @@ func (pl *planner) closest(f fact) (best string, held bool, err error) {
 		if err != nil {
 			continue
 		}
-		s := pl.o.Similarity.Similarity(factText(f.text), strings.TrimSpace(string(d.Body)))
-		if s > score {
-			best, score = rel, s
+		for _, para := range strings.Split(strings.TrimSpace(string(d.Body)), "\n\n") {
+			if s := pl.o.Similarity.Similarity(factText(f.text), factText(para)); s > score {
+				best, score = rel, s
+			}
 		}
 	}
 	if score < pl.o.FactThreshold {

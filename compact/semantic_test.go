@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tmemhq/tmem/layout"
 )
 
 func semanticFixture(t *testing.T) (ws interface{ Abs(string) string }, run func(Options) (*Result, error), tree func() string) {
@@ -191,5 +193,99 @@ func sortStrings(s []string) {
 				s[i], s[j] = s[j], s[i]
 			}
 		}
+	}
+}
+
+// wisdomFixture has an entry tmem wrote from two memories, the first still
+// active, and returns the workspace.
+func wisdomFixture(t *testing.T) *layout.Workspace {
+	t.Helper()
+	ws := fromTxtar(t, `-- beacon/SOUL.md --
+# Beacon
+-- beacon/memory/feedback_staging.md --
+---
+name: Test on staging
+description: Run integration tests on staging
+type: feedback
+status: active
+---
+
+Run integration tests on staging.
+
+**Why:** local fakes hid a schema bug.
+-- beacon/memory/feedback_real_db.md --
+---
+name: Real database in tests
+description: Integration tests use the real database
+type: feedback
+---
+
+Integration tests must use the real database on staging.
+`)
+	old := day("2026-06-01")
+	for _, f := range mustFiles(t, ws, "beacon") {
+		os.Chtimes(ws.Abs(f.Path), old, old)
+	}
+	if _, err := Run(context.Background(), ws, Options{Semantic: true, Now: fixed("2026-11-18")}); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := os.ReadFile(ws.Abs("beacon/WISDOM.md"))
+	if !regexp.MustCompile(`feedback_staging.md sha256:[0-9a-f]{12} \(active\)`).Match(w) || !strings.Contains(string(w), "<!-- tmem:text") {
+		t.Fatalf("fixture: no entry citing the active memory:\n%s", w)
+	}
+	return ws
+}
+
+// settle rewrites a memory's body as a person would and lets it settle.
+func settle(t *testing.T, ws *layout.Workspace, rel, from, to string) {
+	t.Helper()
+	b, _ := os.ReadFile(ws.Abs(rel))
+	s := strings.Replace(strings.Replace(string(b), from, to, 1), "status: active\n", "", 1)
+	old := day("2026-06-01")
+	writeFile(t, ws, rel, s, old)
+}
+
+// TestRedistilChangedSource checks that a memory changed after it was
+// cited is distilled into the entry again before it is absorbed.
+func TestRedistilChangedSource(t *testing.T) {
+	ws := wisdomFixture(t)
+	settle(t, ws, "beacon/memory/feedback_staging.md", "local fakes hid a schema bug.", "the March outage came from a mocked queue.")
+	if _, err := Run(context.Background(), ws, Options{Semantic: true, Now: fixed("2026-11-25")}); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := os.ReadFile(ws.Abs("beacon/WISDOM.md"))
+	if !strings.Contains(string(w), "Why: the March outage came from a mocked queue.") {
+		t.Errorf("the changed memory's text was not distilled into the entry:\n%s", w)
+	}
+	if !regexp.MustCompile(`archive/typed/feedback_staging.md sha256:[0-9a-f]{12}`).Match(w) {
+		t.Errorf("the settled memory is not cited in the archive:\n%s", w)
+	}
+	a, _ := os.ReadFile(ws.Abs("beacon/memory/archive/typed/feedback_staging.md"))
+	if !strings.Contains(string(a), "mocked queue") {
+		t.Errorf("the archived copy is not the changed memory:\n%s", a)
+	}
+}
+
+// TestEditedWisdomKept checks that an entry a person rewrote keeps its
+// text when its sources change: only its Sources line is updated.
+func TestEditedWisdomKept(t *testing.T) {
+	ws := wisdomFixture(t)
+	p := ws.Abs("beacon/WISDOM.md")
+	b, _ := os.ReadFile(p)
+	edited := regexp.MustCompile(`(?m)^Integration tests must use the real database.*$`).ReplaceAllString(string(b), "Our own words: staging, always, for every integration test.")
+	if edited == string(b) {
+		t.Fatalf("fixture entry text not found:\n%s", b)
+	}
+	writeFile(t, ws, "beacon/WISDOM.md", edited, day("2026-11-19"))
+	settle(t, ws, "beacon/memory/feedback_staging.md", "local fakes hid a schema bug.", "the March outage came from a mocked queue.")
+	if _, err := Run(context.Background(), ws, Options{Semantic: true, Now: fixed("2026-11-25")}); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := os.ReadFile(p)
+	if !strings.Contains(string(w), "Our own words: staging, always, for every integration test.") || strings.Contains(string(w), "mocked queue") {
+		t.Errorf("a person's entry was rewritten:\n%s", w)
+	}
+	if !strings.Contains(string(w), "archive/typed/feedback_staging.md") {
+		t.Errorf("its Sources line was not updated:\n%s", w)
 	}
 }
