@@ -99,11 +99,17 @@ func (ix *Index) readyScope(ctx context.Context, name string, noSync bool) (*sco
 	return s, nil
 }
 
-// openForRead opens bleve (if the sync has not) and loads the vectors
-// when there is an embedder to query them with.
+// openForRead checks the bleve files (unless the sync has), opens bleve
+// read-only, and loads the vectors when there is an embedder to query
+// them with. Read-only, bleve changes no file, so the record stays true.
 func (ix *Index) openForRead(s *scope) error {
 	if s.bl == nil {
-		bl, err := openBleve(filepath.Join(s.dir, bleveDir), !s.write)
+		if !s.checked {
+			if _, err := ix.checkStore(s); err != nil {
+				return err
+			}
+		}
+		bl, err := openBleve(filepath.Join(s.dir, bleveDir), true)
 		if err != nil {
 			return fmt.Errorf("open bleve: %w", err)
 		}
@@ -281,9 +287,12 @@ type mappedVectors struct {
 // vectorsFor returns the view of a vector file, mapping (and checking) it
 // only when it changed since this Index last mapped it.
 func (ix *Index) vectorsFor(path string) (*vecView, error) {
-	fi, err := os.Stat(path)
+	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file: %w", vectorsFile, errCorrupt)
 	}
 	ctime, ino := layout.StatID(fi)
 	ix.mu.Lock()
