@@ -30,8 +30,11 @@ func TestMain(m *testing.M) {
 // the corruption test's probes) and prints the hit paths of a search as
 // JSON.
 func child(dir, op string) int {
-	if strings.HasPrefix(op, "probe-") {
+	switch {
+	case strings.HasPrefix(op, "probe-"):
 		return probe(dir, op)
+	case strings.HasPrefix(op, "fault-"):
+		return fault(dir, op)
 	}
 	ws, err := layout.Open(dir)
 	if err != nil {
