@@ -501,7 +501,7 @@ func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool) (SyncSta
 	if rebuild {
 		st.Rebuilt = []string{s.name}
 		s.closeBleve()
-		if err := os.RemoveAll(s.dir); err != nil {
+		if err := clearScope(s.dir); err != nil {
 			return st, fmt.Errorf("rebuild index of %s: %w", s.label(), err)
 		}
 		s.man = newManifest(ix.opts.Chunking.String(), "")
@@ -781,6 +781,45 @@ func (ix *Index) checkStore(s *scope) (rewrite bool, err error) {
 	rewrite, err = verifyStore(s.dir, s.man.Store, s.manMTime-racyWindow.Nanoseconds(), &ix.seen)
 	s.checked = err == nil
 	return rewrite, err
+}
+
+// clearScope empties a scope's folder for a rebuild. It keeps
+// vectors.bin when the file is whole: its vectors are keyed by the hash
+// of their text, so the rebuild (or a later sync with an embedder) takes
+// them from there instead of embedding every chunk again.
+func clearScope(dir string) error {
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil || !fi.IsDir():
+		return os.RemoveAll(dir) // a file or link in the folder's place goes, never what it points to
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		if e.Name() == vectorsFile && vectorsWhole(p) {
+			continue
+		}
+		if err := os.RemoveAll(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// vectorsWhole reports whether a vector file is a regular file whose
+// checksum and header hold.
+func vectorsWhole(path string) bool {
+	b, _, err := readRegular(path)
+	if err != nil {
+		return false
+	}
+	_, err = parseVectorHeader(b)
+	return err == nil
 }
 
 // rechunkUnchanged chunks the scope's indexed files that are not in

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"context"
 	"errors"
 	"math"
 	"os"
@@ -202,5 +203,99 @@ func rewrite(t *testing.T, p string, edit func([]byte) []byte) {
 	}
 	if err := os.WriteFile(p, edit(b), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRebuildKeepsEmbeddingCache damages an index in ways that force a
+// rebuild and checks that no chunk is embedded again when vectors.bin is
+// whole, and that a damaged vectors.bin is not used as a cache.
+func TestRebuildKeepsEmbeddingCache(t *testing.T) {
+	ctx := context.Background()
+	zap := func(t *testing.T, dir string) string {
+		t.Helper()
+		m, _ := filepath.Glob(filepath.Join(dir, bleveDir, "store", "*.zap"))
+		if len(m) == 0 {
+			t.Fatal("no segment file")
+		}
+		return m[0]
+	}
+	flip := func(b []byte) []byte { b[len(b)/2] ^= 0x55; return b }
+	tests := []struct {
+		name string
+		// damage breaks the index of beacon and runs what repairs it.
+		damage       func(t *testing.T, ix *Index, dir string) (SyncStats, error)
+		wantEmbedded bool
+	}{
+		{
+			name: "segment damaged, then synced",
+			damage: func(t *testing.T, ix *Index, dir string) (SyncStats, error) {
+				rewrite(t, zap(t, dir), flip)
+				return ix.Sync(ctx, []string{"beacon"})
+			},
+		},
+		{
+			name: "manifest damaged, then synced",
+			damage: func(t *testing.T, ix *Index, dir string) (SyncStats, error) {
+				rewrite(t, filepath.Join(dir, manifestFile), flip)
+				return ix.Sync(ctx, []string{"beacon"})
+			},
+		},
+		{
+			name: "bleve folder deleted, then synced",
+			damage: func(t *testing.T, ix *Index, dir string) (SyncStats, error) {
+				os.RemoveAll(filepath.Join(dir, bleveDir))
+				return ix.Sync(ctx, []string{"beacon"})
+			},
+		},
+		{
+			name: "rebuilt on request",
+			damage: func(t *testing.T, ix *Index, dir string) (SyncStats, error) {
+				return ix.Rebuild(ctx, []string{"beacon"})
+			},
+		},
+		{
+			name: "rebuilt without a model, then synced with one",
+			damage: func(t *testing.T, ix *Index, dir string) (SyncStats, error) {
+				bm25, _ := openIndex(t, ix.ws, Options{})
+				first, err := bm25.Rebuild(ctx, []string{"beacon"})
+				if err != nil {
+					return first, err
+				}
+				st, err := ix.Sync(ctx, []string{"beacon"})
+				st.Rebuilt = first.Rebuilt
+				return st, err
+			},
+		},
+		{
+			name: "vectors damaged, then synced",
+			damage: func(t *testing.T, ix *Index, dir string) (SyncStats, error) {
+				rewrite(t, filepath.Join(dir, vectorsFile), flip)
+				return ix.Sync(ctx, []string{"beacon"})
+			},
+			wantEmbedded: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := newWorkspace(t, "ws")
+			emb := &countingEmbedder{}
+			ix, _ := openIndex(t, ws, Options{Embedder: emb})
+			q := Query{Text: "bulk container lookup", Teammates: []string{"beacon"}}
+			before := mustJSON(t, runSearch(t, ix, q))
+			emb.reset()
+			st, err := tt.damage(t, ix, ws.IndexDir("beacon"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !contains(st.Rebuilt, "beacon") {
+				t.Fatalf("sync %+v did not rebuild beacon", st)
+			}
+			if n := emb.reset(); (n > 0) != tt.wantEmbedded || (st.Cached > 0) == tt.wantEmbedded {
+				t.Errorf("rebuild embedded %d texts, took %d from the cache; want embedding %v", n, st.Cached, tt.wantEmbedded)
+			}
+			if after := mustJSON(t, runSearch(t, ix, q)); after != before {
+				t.Errorf("after the rebuild:\n%s\nwant\n%s", after, before)
+			}
+		})
 	}
 }
