@@ -270,8 +270,8 @@ type scope struct {
 	vec  *vecView
 	// weeklies are the indexed weekly summaries, for the recency pass.
 	weeklies []weeklyRef
-	// manMTime is the loaded manifest's mtime (ns): files recorded less
-	// than racyWindow before it are checked by content.
+	// manMTime is the loaded manifest's mtime (ns), which says how far
+	// stat data can be trusted (see syncScope and checkStore).
 	manMTime int64
 	// checked says the bleve files and vectors match s.man.Store.
 	checked bool
@@ -777,8 +777,16 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 // checkStore checks the scope's bleve files and vectors against the
 // manifest's record; rewrite says the record was brought up to date and
 // is worth saving.
+//
+// Only the manifest's own mtime bounds the racy window here, not
+// racyWindow as for memory files: a sync records these files after its
+// last write to them and writes the manifest after that, all under the
+// exclusive lock, so a file last written in an earlier clock tick than
+// the manifest cannot change again without moving its ctime. Stretching
+// the window would make every file a sync wrote (a merged segment, the
+// whole vector file) be read in every process until a later sync.
 func (ix *Index) checkStore(s *scope) (rewrite bool, err error) {
-	rewrite, err = verifyStore(s.dir, s.man.Store, s.manMTime-racyWindow.Nanoseconds(), &ix.seen)
+	rewrite, err = verifyStore(s.dir, s.man.Store, s.manMTime, &ix.seen)
 	s.checked = err == nil
 	return rewrite, err
 }

@@ -136,18 +136,18 @@ func recordStore(dir string, prior []storeFile) ([]storeFile, error) {
 }
 
 // verifyStore checks the files of the scope folder dir against their
-// records before anything opens them. A file of another size is damaged, and is never
-// opened (so never mapped: reading a mapping past the end of a file
-// faults). A file whose stat data matches its record, and was recorded
-// before racyAfter, is trusted without reading it: any write moves its
-// ctime. Any other file is checksummed: a file written in the same clock
-// tick as its record could have changed without moving its stat data
-// (git's "racy clean" problem), and one whose stat data moved (copied,
-// restored, touched) may still be whole.
+// records before anything opens them. A file of another size is damaged,
+// and is never opened (so never mapped: reading a mapping past the end of
+// a file faults). A file whose stat data matches its record, written
+// before racyAfter, is trusted without reading it: any later write moves
+// its ctime. Any other file is checksummed: one written in the same clock
+// tick as racyAfter could have changed again without moving its stat
+// data (git's "racy clean" problem), and one whose stat data moved
+// (copied, restored, touched) may still be whole.
 //
 // Records of files that were read and matched get their stat data
 // updated; rewrite says so, and a writer then saves the manifest, which
-// also moves the manifest's mtime past the racy window.
+// also moves racyAfter on.
 func verifyStore(dir string, recs []storeFile, racyAfter int64, seen *verifiedFiles) (rewrite bool, err error) {
 	if len(recs) == 0 {
 		return false, fmt.Errorf("no record of the index files: %w", errCorrupt)
