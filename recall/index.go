@@ -276,7 +276,6 @@ type scope struct {
 	// checked says the bleve files and vectors match s.man.Store.
 	checked bool
 	fl      *flock.Flock
-	write   bool
 }
 
 func (s *scope) label() string {
@@ -335,7 +334,7 @@ func (ix *Index) lockScope(ctx context.Context, name string, write bool) (*scope
 	if err != nil {
 		return nil, fmt.Errorf("lock index of %s: %w", scopeLabel(name), err)
 	}
-	return &scope{name: name, dir: ix.ws.IndexDir(name), fl: fl, write: write}, nil
+	return &scope{name: name, dir: ix.ws.IndexDir(name), fl: fl}, nil
 }
 
 func scopeLabel(name string) string {
