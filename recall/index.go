@@ -715,10 +715,6 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 	if err := flush(); err != nil {
 		return err
 	}
-	// Closed, bleve changes no file any more: the record can be taken.
-	if err := s.closeBleve(); err != nil {
-		return fmt.Errorf("sync index of %s: %w", s.label(), err)
-	}
 	index += ix.tick().Sub(ti)
 	st.ParseTime, st.IndexTime = parse, index
 
@@ -759,6 +755,12 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 	}
 	st.EmbedTime = ix.tick().Sub(te)
 
+	// bleve merges segments in the background while the vectors are
+	// made; closed, it changes no file any more, and the record can be
+	// taken.
+	if err := s.closeBleve(); err != nil {
+		return fmt.Errorf("sync index of %s: %w", s.label(), err)
+	}
 	recs, err := recordStore(s.dir, s.man.Store)
 	if err != nil {
 		return fmt.Errorf("sync index of %s: %w", s.label(), err)
