@@ -3,6 +3,7 @@ package recall
 import (
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -105,20 +106,48 @@ func bleveDoc(c Chunk) (map[string]interface{}, error) {
 	}, nil
 }
 
-func createBleve(path string) (bleve.Index, error) {
+func createBleve(path string) (bl bleve.Index, err error) {
 	m, err := indexMapping()
 	if err != nil {
 		return nil, err
 	}
-	return bleve.NewUsing(path, m, scorch.Name, scorch.Name, nil)
+	err = guard("create bleve", func() (err error) {
+		bl, err = bleve.NewUsing(path, m, scorch.Name, scorch.Name, nil)
+		return err
+	})
+	return bl, err
 }
 
-func openBleve(path string, readOnly bool) (bleve.Index, error) {
+// openBleve opens a bleve index whose files verifyStore has checked.
+// Only a sync opens it for writing; bleve then merges and rewrites files
+// in the background, which the sync records once it has closed it.
+func openBleve(path string, readOnly bool) (bl bleve.Index, err error) {
 	cfg := map[string]interface{}{}
 	if readOnly {
 		cfg["read_only"] = true
 	}
-	return bleve.OpenUsing(path, cfg)
+	err = guard("open bleve", func() (err error) {
+		bl, err = bleve.OpenUsing(path, cfg)
+		return err
+	})
+	return bl, err
+}
+
+// guard runs f, which calls into the index library, and turns a panic in
+// it into an errCorrupt error. bleve, its segments and bolt trust the
+// bytes they read; files are checked before they are opened, so a panic
+// means a file changed underneath (a mapped file cut short faults, which
+// SetPanicOnFault turns into a panic here) or a bug: either way the index
+// is rebuilt rather than the process dying. Only panics on the calling
+// goroutine can be caught, which is why the files are checked first.
+func guard(what string, f func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: index library failed: %v: %w", what, r, errCorrupt)
+		}
+	}()
+	return f()
 }
 
 // bm25Query matches the text against every analysed field; the CJK field

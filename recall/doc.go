@@ -16,6 +16,9 @@
 //
 // Every index lives in a scope folder (<teammate>/.index/, and .index/ for
 // the shared scope) that can be deleted at any time: it is rebuilt from
-// the files. See README.md for the on-disk layout, the ranking defaults
+// the files. The manifest records the size, stat data and checksum of
+// every file bleve reads and of the vectors, and nothing opens them before
+// they match that record; a damaged index is rebuilt with a notice,
+// keeping the vectors that are still whole as the embedding cache. See README.md for the on-disk layout, the ranking defaults
 // and how they were measured.
 package recall

@@ -108,6 +108,7 @@ type Index struct {
 
 	mu     sync.Mutex
 	mapped map[string]*mappedVectors // vector files kept mapped between searches
+	seen   verifiedFiles             // bleve files checked by content
 
 	chunkBase int // chunks indexed by earlier scopes of the running sync, for Progress
 }
@@ -147,10 +148,17 @@ func (ix *Index) Close() error {
 	return nil
 }
 
+// warnf writes a one-line notice; errors from libraries can span lines
+// (bleve quotes a whole damaged mapping), so only the first is kept.
 func (ix *Index) warnf(format string, args ...interface{}) {
-	if ix.opts.Warn != nil {
-		fmt.Fprintf(ix.opts.Warn, "tmem: "+format+"\n", args...)
+	if ix.opts.Warn == nil {
+		return
 	}
+	msg := fmt.Sprintf(format, args...)
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i] + " …"
+	}
+	fmt.Fprintf(ix.opts.Warn, "tmem: %s\n", msg)
 }
 
 // noteBM25Only says once per Index that there are no vectors.
@@ -262,9 +270,12 @@ type scope struct {
 	vec  *vecView
 	// weeklies are the indexed weekly summaries, for the recency pass.
 	weeklies []weeklyRef
-	fl       *flock.Flock
-	write    bool
-	broken   bool // found corrupt while reading
+	// manMTime is the loaded manifest's mtime (ns), which says how far
+	// stat data can be trusted (see syncScope and checkStore).
+	manMTime int64
+	// checked says the bleve files and vectors match s.man.Store.
+	checked bool
+	fl      *flock.Flock
 }
 
 func (s *scope) label() string {
@@ -274,11 +285,15 @@ func (s *scope) label() string {
 	return s.name
 }
 
-func (s *scope) closeBleve() {
-	if s.bl != nil {
-		s.bl.Close()
-		s.bl = nil
+// closeBleve closes bleve; after a write, the error says whether
+// everything reached the disk.
+func (s *scope) closeBleve() error {
+	if s.bl == nil {
+		return nil
 	}
+	bl := s.bl
+	s.bl = nil
+	return guard("close bleve", bl.Close)
 }
 
 func (s *scope) close() {
@@ -319,7 +334,7 @@ func (ix *Index) lockScope(ctx context.Context, name string, write bool) (*scope
 	if err != nil {
 		return nil, fmt.Errorf("lock index of %s: %w", scopeLabel(name), err)
 	}
-	return &scope{name: name, dir: ix.ws.IndexDir(name), fl: fl, write: write}, nil
+	return &scope{name: name, dir: ix.ws.IndexDir(name), fl: fl}, nil
 }
 
 func scopeLabel(name string) string {
@@ -351,8 +366,9 @@ func (ix *Index) loadManifest(s *scope, headerOnly bool) (ok bool, why string) {
 		return false, "an earlier sync did not finish"
 	}
 	var m *manifest
-	b, err := os.ReadFile(filepath.Join(s.dir, manifestFile))
+	b, fi, err := readRegular(filepath.Join(s.dir, manifestFile))
 	if err == nil {
+		s.manMTime = fi.ModTime().UnixNano()
 		m, s.weeklies, err = decodeManifest(b, headerOnly)
 	}
 	switch {
@@ -463,8 +479,18 @@ func hashBytes(b []byte) string {
 // rebuilds it. The scope's manifest is loaded on return.
 func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool) (SyncStats, error) {
 	var st SyncStats
+	// storeMoved: index files checked out by content, and their
+	// record is to be saved.
+	storeMoved := false
 	if !rebuild {
-		if ok, why := ix.loadManifest(s, false); !ok {
+		ok, why := ix.loadManifest(s, false)
+		if ok {
+			var err error
+			if storeMoved, err = ix.checkStore(s); err != nil {
+				ok, why = false, err.Error()
+			}
+		}
+		if !ok {
 			if why != "" {
 				ix.warnf("recall: rebuilding the index of %s (%s)", s.label(), why)
 			}
@@ -474,10 +500,11 @@ func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool) (SyncSta
 	if rebuild {
 		st.Rebuilt = []string{s.name}
 		s.closeBleve()
-		if err := os.RemoveAll(s.dir); err != nil {
+		if err := clearScope(s.dir); err != nil {
 			return st, fmt.Errorf("rebuild index of %s: %w", s.label(), err)
 		}
 		s.man = newManifest(ix.opts.Chunking.String(), "")
+		s.checked = false
 	}
 
 	files, err := ix.scopeFiles(s.name)
@@ -491,12 +518,12 @@ func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool) (SyncSta
 	// "racy clean" problem): files touched shortly before the manifest
 	// was written are hashed again.
 	racyAfter := int64(math.MaxInt64)
-	if fi, err := os.Stat(filepath.Join(s.dir, manifestFile)); err == nil && !rebuild {
-		racyAfter = fi.ModTime().UnixNano() - racyWindow.Nanoseconds()
+	if !rebuild {
+		racyAfter = s.manMTime - racyWindow.Nanoseconds()
 	}
 	var changed []*candidate
 	keep := map[string]bool{}
-	dirty := false
+	dirty := storeMoved
 	for _, c := range files {
 		f := c.file
 		keep[f.Path] = true
@@ -728,6 +755,17 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 	}
 	st.EmbedTime = ix.tick().Sub(te)
 
+	// bleve merges segments in the background while the vectors are
+	// made; closed, it changes no file any more, and the record can be
+	// taken.
+	if err := s.closeBleve(); err != nil {
+		return fmt.Errorf("sync index of %s: %w", s.label(), err)
+	}
+	recs, err := recordStore(s.dir, s.man.Store)
+	if err != nil {
+		return fmt.Errorf("sync index of %s: %w", s.label(), err)
+	}
+	s.man.Store, s.checked = recs, true
 	if err := ix.writeManifest(s); err != nil {
 		return err
 	}
@@ -735,6 +773,62 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 		return fmt.Errorf("sync index of %s: %w", s.label(), err)
 	}
 	return nil
+}
+
+// checkStore checks the scope's bleve files and vectors against the
+// manifest's record; rewrite says the record was brought up to date and
+// is worth saving.
+//
+// Only the manifest's own mtime bounds the racy window here, not
+// racyWindow as for memory files: a sync records these files after its
+// last write to them and writes the manifest after that, all under the
+// exclusive lock, so a file last written in an earlier clock tick than
+// the manifest cannot change again without moving its ctime. Stretching
+// the window would make every file a sync wrote (a merged segment, the
+// whole vector file) be read in every process until a later sync.
+func (ix *Index) checkStore(s *scope) (rewrite bool, err error) {
+	rewrite, err = verifyStore(s.dir, s.man.Store, s.manMTime, &ix.seen)
+	s.checked = err == nil
+	return rewrite, err
+}
+
+// clearScope empties a scope's folder for a rebuild. It keeps
+// vectors.bin when the file is whole: its vectors are keyed by the hash
+// of their text, so the rebuild (or a later sync with an embedder) takes
+// them from there instead of embedding every chunk again.
+func clearScope(dir string) error {
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil || !fi.IsDir():
+		return os.RemoveAll(dir) // a file or link in the folder's place goes, never what it points to
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		if e.Name() == vectorsFile && vectorsWhole(p) {
+			continue
+		}
+		if err := os.RemoveAll(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// vectorsWhole reports whether a vector file is a regular file whose
+// checksum and header hold.
+func vectorsWhole(path string) bool {
+	b, _, err := readRegular(path)
+	if err != nil {
+		return false
+	}
+	_, err = parseVectorHeader(b)
+	return err == nil
 }
 
 // rechunkUnchanged chunks the scope's indexed files that are not in

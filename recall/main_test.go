@@ -26,9 +26,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// child opens the workspace, runs op ("rebuild" or "search") and prints
-// the hit paths of a search as JSON.
+// child opens the workspace, runs op ("rebuild" or "search", or one of
+// the corruption test's probes) and prints the hit paths of a search as
+// JSON.
 func child(dir, op string) int {
+	switch {
+	case strings.HasPrefix(op, "probe-"):
+		return probe(dir, op)
+	case strings.HasPrefix(op, "fault-"):
+		return fault(dir, op)
+	}
 	ws, err := layout.Open(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

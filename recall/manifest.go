@@ -12,7 +12,7 @@ import (
 
 // SchemaVersion changes whenever what the index stores changes; an index
 // written under another version is rebuilt.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // manifest records what a scope's index holds: the settings it was built
 // with and, per file, the stat data and content hash the chunks came from.
@@ -22,7 +22,9 @@ type manifest struct {
 	// Embedder is the identity of the embedder the stored vectors came
 	// from, "" when there are none.
 	Embedder string
-	Files    map[string]*fileState
+	// Store records the bleve files as the last sync left them.
+	Store []storeFile
+	Files map[string]*fileState
 }
 
 type fileState struct {
@@ -55,12 +57,14 @@ func newManifest(chunker, embedder string) *manifest {
 }
 
 // manifestHeader is the part of the manifest a search reads: the
-// settings, and the weekly summaries for the recency pass. The per-file
-// table follows it and is decoded only by a sync.
+// settings, the record of the bleve files, and the weekly summaries for
+// the recency pass. The per-file table follows it and is decoded only by
+// a sync.
 type manifestHeader struct {
 	Schema   int
 	Chunker  string
 	Embedder string
+	Store    []storeFile
 	Weeklies []weeklyRef
 }
 
@@ -82,7 +86,7 @@ func (m *manifest) weeklies() []weeklyRef {
 // is detected on reading.
 func (m *manifest) encode() ([]byte, error) {
 	var head, files bytes.Buffer
-	h := manifestHeader{Schema: m.Schema, Chunker: m.Chunker, Embedder: m.Embedder, Weeklies: m.weeklies()}
+	h := manifestHeader{Schema: m.Schema, Chunker: m.Chunker, Embedder: m.Embedder, Store: m.Store, Weeklies: m.weeklies()}
 	if err := gob.NewEncoder(&head).Encode(h); err != nil {
 		return nil, fmt.Errorf("encode manifest: %w", err)
 	}
@@ -131,7 +135,7 @@ func decodeManifest(b []byte, headerOnly bool) (*manifest, []weeklyRef, error) {
 	if err := gob.NewDecoder(bytes.NewReader(payload[:hl])).Decode(&head); err != nil {
 		return nil, nil, fmt.Errorf("manifest: %v: %w", err, errCorrupt)
 	}
-	m := &manifest{Schema: head.Schema, Chunker: head.Chunker, Embedder: head.Embedder}
+	m := &manifest{Schema: head.Schema, Chunker: head.Chunker, Embedder: head.Embedder, Store: head.Store}
 	if headerOnly {
 		return m, head.Weeklies, nil
 	}

@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
+	bindex "github.com/blevesearch/bleve_index_api"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -45,6 +47,19 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, err
 	}
 	ix.noteBM25Only()
+	hits, err := ix.searchOnce(ctx, names, q, k, mode, false)
+	if errors.Is(err, errCorrupt) && ctx.Err() == nil {
+		// The files checked out, yet the index library failed on them:
+		// one changed underneath, or bleve has a bug. Start afresh.
+		ix.warnf("recall: rebuilding the searched indexes (%v)", err)
+		hits, err = ix.searchOnce(ctx, names, q, k, mode, true)
+	}
+	return hits, err
+}
+
+// searchOnce readies the named scopes, rebuilding them when asked, and
+// searches them.
+func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int, mode string, rebuild bool) ([]Hit, error) {
 	var scopes []*scope
 	defer func() {
 		for _, s := range scopes {
@@ -52,7 +67,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 	}()
 	for _, name := range names {
-		s, err := ix.readyScope(ctx, name, q.NoSync)
+		s, err := ix.readyScope(ctx, name, q.NoSync && !rebuild, rebuild)
 		if err != nil {
 			return nil, err
 		}
@@ -62,8 +77,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 }
 
 // readyScope locks a scope and makes sure its index is there and current
-// (or, under noSync, merely there), with bleve open.
-func (ix *Index) readyScope(ctx context.Context, name string, noSync bool) (*scope, error) {
+// (or, under noSync, merely there; under rebuild, rebuilt), with bleve
+// open.
+func (ix *Index) readyScope(ctx context.Context, name string, noSync, rebuild bool) (*scope, error) {
 	s, err := ix.lockScope(ctx, name, !noSync)
 	if err != nil {
 		return nil, err
@@ -80,7 +96,7 @@ func (ix *Index) readyScope(ctx context.Context, name string, noSync bool) (*sco
 			return nil, err
 		}
 	}
-	if _, err := ix.syncScope(ctx, s, false); err != nil {
+	if _, err := ix.syncScope(ctx, s, rebuild); err != nil {
 		s.close()
 		return nil, err
 	}
@@ -99,11 +115,17 @@ func (ix *Index) readyScope(ctx context.Context, name string, noSync bool) (*sco
 	return s, nil
 }
 
-// openForRead opens bleve (if the sync has not) and loads the vectors
-// when there is an embedder to query them with.
+// openForRead checks the bleve files (unless the sync has), opens bleve
+// read-only, and loads the vectors when there is an embedder to query
+// them with. Read-only, bleve changes no file, so the record stays true.
 func (ix *Index) openForRead(s *scope) error {
 	if s.bl == nil {
-		bl, err := openBleve(filepath.Join(s.dir, bleveDir), !s.write)
+		if !s.checked {
+			if _, err := ix.checkStore(s); err != nil {
+				return err
+			}
+		}
+		bl, err := openBleve(filepath.Join(s.dir, bleveDir), true)
 		if err != nil {
 			return fmt.Errorf("open bleve: %w", err)
 		}
@@ -125,21 +147,19 @@ func (ix *Index) openForRead(s *scope) error {
 func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k int, mode string) ([]Hit, error) {
 	r := ix.rank
 	cand := max(r.Candidates, 2*k)
-	alias := bleve.NewIndexAlias()
-	for _, s := range scopes {
-		alias.Add(s.bl)
-	}
 	metas := map[string]Chunk{}
 	var bm, vec []scored
 	text := strings.TrimSpace(q.Text)
 	if text != "" && mode != ModeVector {
-		req := bleve.NewSearchRequestOptions(bm25Query(text), cand, 0, false)
-		req.Fields = []string{fChunk}
-		res, err := alias.SearchInContext(ctx, req)
+		res, err := searchEach(ctx, scopes, cand, func() *bleve.SearchRequest {
+			req := bleve.NewSearchRequestOptions(bm25Query(text), cand, 0, false)
+			req.Fields = []string{fChunk}
+			return req
+		})
 		if err != nil {
 			return nil, fmt.Errorf("search %q: %w", text, err)
 		}
-		for _, h := range res.Hits {
+		for _, h := range res {
 			bm = append(bm, scored{h.ID, h.Score})
 			if c, ok := chunkOf(h); ok {
 				metas[h.ID] = c
@@ -161,7 +181,15 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 			for _, s := range scopes {
 				views = append(views, s.vec)
 			}
-			vec = searchViews(views, vs[0], cand)
+			// The rows are read from mapped files: guard turns a fault on
+			// one cut short underneath into an error.
+			err := guard("search vectors", func() error {
+				vec = searchViews(views, vs[0], cand)
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
 	fused := fuse(r, bm, vec)
@@ -180,7 +208,7 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 	for _, p := range recentPaths {
 		need = append(need, p+"#0")
 	}
-	if err := fetchChunks(ctx, alias, need, metas); err != nil {
+	if err := fetchChunks(scopes, need, metas); err != nil {
 		return nil, err
 	}
 	kept := fused[:0]
@@ -223,23 +251,84 @@ func chunkOf(h *search.DocumentMatch) (Chunk, bool) {
 	return c, true
 }
 
-// fetchChunks loads the stored chunks of ids into metas.
-func fetchChunks(ctx context.Context, alias bleve.IndexAlias, ids []string, metas map[string]Chunk) error {
-	if len(ids) == 0 {
-		return nil
+// fetchChunks loads the stored chunks of ids into metas, looking each up
+// in its own scope. It reads documents one by one rather than through a
+// document-ID query, which bleve runs on goroutines of its own, where a
+// fault on a mapped file could not be caught.
+func fetchChunks(scopes []*scope, ids []string, metas map[string]Chunk) error {
+	byName := map[string]*scope{}
+	for _, s := range scopes {
+		byName[s.name] = s
 	}
-	req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(ids), len(ids), 0, false)
-	req.Fields = []string{fChunk}
-	res, err := alias.SearchInContext(ctx, req)
-	if err != nil {
-		return fmt.Errorf("load chunks: %w", err)
-	}
-	for _, h := range res.Hits {
-		if c, ok := chunkOf(h); ok {
-			metas[h.ID] = c
+	for _, id := range ids {
+		s := byName[scopeOfChunk(id)]
+		if s == nil {
+			continue
 		}
+		var doc bindex.Document
+		err := guard("load chunk "+id, func() (err error) {
+			doc, err = s.bl.Document(id)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("load chunks: %w", err)
+		}
+		if doc == nil {
+			continue
+		}
+		doc.VisitFields(func(f bindex.Field) {
+			var c Chunk
+			if f.Name() == fChunk && json.Unmarshal(f.Value(), &c) == nil {
+				metas[id] = c
+			}
+		})
 	}
 	return nil
+}
+
+// scopeOfChunk names the scope a chunk ID belongs to: the teammate
+// folder its path starts with, or "" (CROSS-TEAM.md, the shared scope).
+func scopeOfChunk(id string) string {
+	if i := strings.IndexByte(id, '/'); i > 0 {
+		return id[:i]
+	}
+	return ""
+}
+
+// searchEach runs a request on every scope's index, each on a goroutine
+// of its own under guard, and merges the hits, best first, up to n. (A
+// bleve alias would search on goroutines where a panic cannot be caught,
+// and reports an index that fails only in its status while answering from
+// the others.)
+func searchEach(ctx context.Context, scopes []*scope, n int, newReq func() *bleve.SearchRequest) ([]*search.DocumentMatch, error) {
+	results := make([]*bleve.SearchResult, len(scopes))
+	errs := make([]error, len(scopes))
+	var wg sync.WaitGroup
+	for i, s := range scopes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = guard("search "+s.label(), func() (err error) {
+				results[i], err = s.bl.SearchInContext(ctx, newReq())
+				return err
+			})
+		}()
+	}
+	wg.Wait()
+	var hits []*search.DocumentMatch
+	for i := range scopes {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		hits = append(hits, results[i].Hits...)
+	}
+	sort.Slice(hits, func(a, b int) bool {
+		if hits[a].Score != hits[b].Score {
+			return hits[a].Score > hits[b].Score
+		}
+		return hits[a].ID < hits[b].ID
+	})
+	return hits[:min(n, len(hits))], nil
 }
 
 // recentWeeklies lists the paths of the depth most recent weekly
@@ -281,9 +370,12 @@ type mappedVectors struct {
 // vectorsFor returns the view of a vector file, mapping (and checking) it
 // only when it changed since this Index last mapped it.
 func (ix *Index) vectorsFor(path string) (*vecView, error) {
-	fi, err := os.Stat(path)
+	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file: %w", vectorsFile, errCorrupt)
 	}
 	ctime, ino := layout.StatID(fi)
 	ix.mu.Lock()

@@ -8,7 +8,6 @@ import (
 	"hash/crc32"
 	"math"
 	"math/bits"
-	"os"
 	"sort"
 )
 
@@ -131,7 +130,7 @@ func sketch(row []int8) []uint64 {
 }
 
 func readVectors(path string) (*vectorSet, error) {
-	b, err := os.ReadFile(path)
+	b, _, err := readRegular(path)
 	if err != nil {
 		return nil, err
 	}
