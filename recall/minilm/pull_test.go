@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/tmemhq/tmem/recall/minilm/minilmtest"
 )
 
 // testManifest pins two small files served by a fake hub.
@@ -288,14 +290,21 @@ func TestInfo(t *testing.T) {
 	}
 }
 
-func TestPinnedMatchesTokenizerFiles(t *testing.T) {
-	// The tokenizer files in testdata/tiny are byte copies of the upstream
-	// ones; config.json differs on purpose (it describes the tiny model).
+func TestPinnedMatchesCommittedFiles(t *testing.T) {
+	// testdata/pinned holds byte copies of the upstream files other than
+	// model.onnx; testdata/tiny shares the tokenizer files but has its own
+	// config.json (it describes the tiny model).
 	for _, f := range Pinned.Files {
-		if f.Name == "model.onnx" || f.Name == "config.json" {
+		if f.Name == "model.onnx" {
 			continue
 		}
 		t.Run(f.Name, func(t *testing.T) {
+			if err := verifyFile(filepath.Join(minilmtest.PinnedDir(), f.Name), f); err != nil {
+				t.Error(err)
+			}
+			if f.Name == "config.json" {
+				return
+			}
 			if err := verifyFile(filepath.Join(tinyDir, f.Name), f); err != nil {
 				t.Error(err)
 			}
