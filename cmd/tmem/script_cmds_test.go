@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/recall/minilm/minilmtest"
 )
 
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -24,6 +25,14 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		srv := httptest.NewServer(http.FileServer(http.Dir(ts.MkAbs(args[0]))))
 		ts.Defer(srv.Close)
 		ts.Setenv("SERVER_URL", srv.URL)
+	},
+	// tinymodel DIR copies the committed tiny model into DIR: opening a
+	// model writes a sums cache beside it, never into the source tree.
+	"tinymodel": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 || neg {
+			ts.Fatalf("usage: tinymodel DIR")
+		}
+		ts.Check(os.CopyFS(ts.MkAbs(args[0]), os.DirFS(minilmtest.TinyDir())))
 	},
 	// checkappends FILE PROCS N checks that a daily log holds the entries
 	// "p<i> n<j>" for every process i and count j, each whole (heading and
