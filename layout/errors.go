@@ -3,6 +3,7 @@ package layout
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 )
 
 // ErrNoWorkspace is returned when no .teammates folder can be found.
@@ -26,3 +27,15 @@ func (e *ParseError) Error() string {
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
+
+// ReadError reports a failure to read the workspace file rel as a
+// *ParseError that names rel and drops the absolute path an *fs.PathError
+// repeats: "beacon/GOALS.md: cannot read: permission denied".
+func ReadError(rel string, err error) error {
+	cause := err
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		cause = pe.Err
+	}
+	return &ParseError{Path: rel, Err: fmt.Errorf("cannot read: %w", cause)}
+}

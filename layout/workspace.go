@@ -133,9 +133,10 @@ func (w *Workspace) Teammate(name string) (Teammate, error) {
 
 // RoleOf reads a teammate's role from SOUL.md: the frontmatter field
 // `role`, else the part of the first `# ` heading after an em dash, " - "
-// or ": " ("# Beacon — Search engineer"), else "".
+// or ": " ("# Beacon — Search engineer"), else "". Frontmatter that is not
+// valid YAML is read leniently (ParseLenient).
 func RoleOf(soul []byte) string {
-	d, err := Parse("SOUL.md", soul)
+	d, _, err := ParseLenient("SOUL.md", soul)
 	if err != nil {
 		return ""
 	}
