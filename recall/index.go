@@ -105,6 +105,8 @@ type Index struct {
 	opts   Options
 	rank   Ranking
 	warned bool
+	// roWarned: the notice that the workspace cannot be written was given.
+	roWarned bool
 
 	mu     sync.Mutex
 	mapped map[string]*mappedVectors // vector files kept mapped between searches
@@ -265,6 +267,10 @@ type scope struct {
 	fl       *flock.Flock
 	write    bool
 	broken   bool // found corrupt while reading
+	// unlocked scopes are read without their lock (see readonly.go); seen
+	// is their index as it was when the read began.
+	unlocked bool
+	seen     indexStamp
 }
 
 func (s *scope) label() string {

@@ -45,6 +45,16 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, err
 	}
 	ix.noteBM25Only()
+	for try := 1; ; try++ {
+		hits, err := ix.searchOnce(ctx, names, q, k, mode)
+		if !errors.Is(err, errIndexMoved) || try == unlockedTries {
+			return hits, err
+		}
+	}
+}
+
+// searchOnce readies the scopes, searches them and releases them.
+func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int, mode string) ([]Hit, error) {
 	var scopes []*scope
 	defer func() {
 		for _, s := range scopes {
@@ -58,15 +68,24 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		scopes = append(scopes, s)
 	}
-	return ix.searchScopes(ctx, scopes, q, k, mode)
+	hits, err := ix.searchScopes(ctx, scopes, q, k, mode)
+	if cerr := checkUnlocked(scopes); cerr != nil {
+		return nil, cerr
+	}
+	return hits, err
 }
 
 // readyScope locks a scope and makes sure its index is there and current
-// (or, under noSync, merely there), with bleve open.
+// (or, under noSync, merely there), with bleve open. In a workspace that
+// cannot be written the index is searched as it is (see readonly.go).
 func (ix *Index) readyScope(ctx context.Context, name string, noSync bool) (*scope, error) {
 	s, err := ix.lockScope(ctx, name, !noSync)
 	if err != nil {
-		return nil, err
+		if !readOnly(err) {
+			return nil, err
+		}
+		ix.noteReadOnly(err)
+		return ix.openUnlocked(name, err)
 	}
 	if noSync {
 		if ok, _ := ix.loadManifest(s, true); ok {
@@ -81,6 +100,9 @@ func (ix *Index) readyScope(ctx context.Context, name string, noSync bool) (*sco
 		}
 	}
 	if _, err := ix.syncScope(ctx, s, false); err != nil {
+		if readOnly(err) {
+			return ix.readAsIs(s, err)
+		}
 		s.close()
 		return nil, err
 	}
