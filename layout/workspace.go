@@ -18,7 +18,9 @@ type Workspace struct {
 }
 
 // Open opens the workspace at dir: either the .teammates folder itself or
-// a folder that holds one.
+// a folder that holds one. Any other folder is refused with an error
+// wrapping ErrNoWorkspace, so nothing is ever written into a folder that
+// is not a workspace.
 func Open(dir string) (*Workspace, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -28,8 +30,11 @@ func Open(dir string) (*Workspace, error) {
 		return &Workspace{Root: filepath.Join(abs, DirName)}, nil
 	}
 	st, err := os.Stat(abs)
-	if err != nil || !st.IsDir() {
+	switch {
+	case err != nil:
 		return nil, fmt.Errorf("%s: %w", dir, ErrNoWorkspace)
+	case !st.IsDir() || filepath.Base(abs) != DirName:
+		return nil, fmt.Errorf("%s: %w (it is not a %s folder and holds none)", dir, ErrNoWorkspace, DirName)
 	}
 	return &Workspace{Root: abs}, nil
 }
