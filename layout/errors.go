@@ -32,10 +32,14 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // *ParseError that names rel and drops the absolute path an *fs.PathError
 // repeats: "beacon/GOALS.md: cannot read: permission denied".
 func ReadError(rel string, err error) error {
-	cause := err
+	return &ParseError{Path: rel, Err: fmt.Errorf("cannot read: %w", withoutPath(err))}
+}
+
+// withoutPath drops the absolute path an *fs.PathError repeats.
+func withoutPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		cause = pe.Err
+		return pe.Err
 	}
-	return &ParseError{Path: rel, Err: fmt.Errorf("cannot read: %w", cause)}
+	return err
 }
