@@ -66,6 +66,12 @@ type Options struct {
 	// RecallK is how many hits to ask for; 0 scales it with the budget
 	// (see DefaultRecallK).
 	RecallK int
+	// Warn, when set, receives one line for each thing that made the stack
+	// lose or bend something: a file left out or read leniently
+	// ("path:line: why"), a session file that could not be created, a
+	// template override that could not be read, a failed recall, an
+	// exceeded budget. Each is also a manifest note.
+	Warn func(msg string)
 }
 
 // Result is a built prompt stack.
@@ -106,6 +112,9 @@ type builder struct {
 	fixed   map[string]string // path → section name, for SOUL, GOALS and WISDOM
 	man     *Manifest
 	dailies []dayLog
+	warnFn  func(string)
+	// todayLeftOut is why today's log, which exists, is not in the stack.
+	todayLeftOut string
 }
 
 // Build assembles the prompt stack of one teammate for one task:
@@ -147,7 +156,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		return nil, fmt.Errorf("build context for %s: %w", mate.Name, err)
 	}
 	b := &builder{
-		ws: ws, mate: mate, now: now, tok: tok, files: files,
+		ws: ws, mate: mate, now: now, tok: tok, files: files, warnFn: opts.Warn,
 		prefix: filepath.Base(ws.Root) + "/",
 		man: &Manifest{
 			Teammate: mate.Name, Now: now.Format(time.RFC3339), TimeZone: zoneName(now),
@@ -174,10 +183,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		return nil, err
 	}
 	secs = append(secs, rec, dailies)
-	session, err := b.sessionSection()
-	if err != nil {
-		return nil, err
-	}
+	session := b.sessionSection()
 	roster, err := b.rosterSection()
 	if err != nil {
 		return nil, err
@@ -217,7 +223,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 	bu.Used = bu.DailiesUsed + bu.RecallUsed
 	if bu.Used > bu.Total {
 		bu.Exceeded, bu.ExceededBy = true, bu.Used-bu.Total
-		m.Notes = append(m.Notes, fmt.Sprintf("budget exceeded by %d tokens: today's log alone takes %d of the %d-token budget, and it is always included whole", bu.ExceededBy, bu.DailiesUsed, bu.Total))
+		b.warn(fmt.Sprintf("budget exceeded by %d tokens: today's log alone takes %d of the %d-token budget, and it is always included whole", bu.ExceededBy, bu.DailiesUsed, bu.Total))
 	}
 	text := doc.String()
 	m.TotalTokens = tok.Count(text)
@@ -244,6 +250,37 @@ func newSection(name, heading, body string, sources ...string) section {
 
 func (b *builder) show(rel string) string { return "`" + b.prefix + rel + "`" }
 
+// warn adds a manifest note and passes it to Options.Warn.
+func (b *builder) warn(msg string) {
+	b.man.Notes = append(b.man.Notes, msg)
+	if b.warnFn != nil {
+		b.warnFn(msg)
+	}
+}
+
+// readDoc reads and parses a workspace file for the stack, leniently (see
+// layout.ParseLenient). A file that cannot be read or parsed is reported
+// (path:line: why) and left out: doc is nil and why says so in a few words.
+func (b *builder) readDoc(rel string) (doc *layout.Doc, why string, err error) {
+	src, err := os.ReadFile(b.ws.Abs(rel))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, "", err
+		}
+		b.warn(layout.ReadError(rel, err).Error() + "; left out of the stack")
+		return nil, "it cannot be read", nil
+	}
+	d, problem, err := layout.ParseLenient(rel, src)
+	if err != nil {
+		b.warn(err.Error() + "; left out of the stack")
+		return nil, "it does not parse", nil
+	}
+	if problem != nil {
+		b.warn(problem.Error() + "; its frontmatter was read as key: value lines")
+	}
+	return d, "", nil
+}
+
 // fileSection renders SOUL.md, GOALS.md or WISDOM.md without frontmatter,
 // its headings nested under the section's own.
 func (b *builder) fileSection(name, file, heading string) (section, error) {
@@ -252,20 +289,15 @@ func (b *builder) fileSection(name, file, heading string) (section, error) {
 		b.fixed = map[string]string{}
 	}
 	b.fixed[rel] = name
-	src, err := os.ReadFile(b.ws.Abs(rel))
+	d, why, err := b.readDoc(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		s := newSection(name, heading+" — "+b.prefix+rel, "_"+b.show(rel)+" does not exist yet._")
 		s.Note = "file missing"
 		return s, nil
 	}
-	if err != nil {
-		return section{}, fmt.Errorf("build context: read %s: %w", rel, err)
-	}
-	d, err := layout.Parse(rel, src)
-	if err != nil { // one broken file must not cost the agent its whole stack
-		b.man.Notes = append(b.man.Notes, "left out: "+err.Error())
-		s := newSection(name, heading+" — "+b.prefix+rel, "_"+b.show(rel)+" was left out: it does not parse (see `tmem doctor`)._")
-		s.Note = "file does not parse"
+	if d == nil { // one broken file must not cost the agent its whole stack
+		s := newSection(name, heading+" — "+b.prefix+rel, "_"+b.show(rel)+" was left out: "+why+" (see `tmem doctor`)._")
+		s.Note = "file left out: " + why
 		return s, nil
 	}
 	body := strings.TrimSpace(string(d.Body))
@@ -277,20 +309,29 @@ func (b *builder) fileSection(name, file, heading string) (section, error) {
 
 // sessionSection points at the session file, creating it empty when
 // missing so that the agent can open it straight away.
-func (b *builder) sessionSection() (section, error) {
+//
+// In a workspace tmem cannot write to (a read-only checkout, another
+// user's folder) the file is not created: the section says so and a
+// warning names the error.
+func (b *builder) sessionSection() section {
 	abs := b.ws.SessionPath(b.mate.Name)
 	rel := b.ws.Rel(abs)
-	if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
-		if err := b.ws.CreateFile(rel, nil); err != nil && !errors.Is(err, layout.ErrExists) {
-			return section{}, fmt.Errorf("build context: create session file: %w", err)
-		}
-	}
 	body := "Your session file is " + b.show(rel) + ". Read it when you start: it holds what " +
 		"your previous task left for this one. Keep it up to date as you work (open threads, " +
 		"working notes, next steps) and rewrite it before you finish, so that the next task " +
 		"can pick up where you stopped. It is scratch space and never committed: anything that " +
 		"should last belongs in your memory files."
-	return newSection(SectionSession, "Session state", body, rel), nil
+	s := newSection(SectionSession, "Session state", body, rel)
+	if _, err := os.Stat(abs); err != nil {
+		if err := b.ws.CreateFile(rel, nil); err != nil && !errors.Is(err, layout.ErrExists) {
+			b.warn(fmt.Sprintf("%s: cannot create the session file: %v", rel, err))
+			s = newSection(SectionSession, "Session state", body+"\n\n_The file does not exist and tmem could not "+
+				"create it (the workspace may be read-only): create it if you can, else keep what the next task "+
+				"needs in your reply._", rel)
+			s.Note = "session file could not be created"
+		}
+	}
+	return s
 }
 
 // rosterSection lists every teammate with its role.
@@ -318,13 +359,18 @@ func (b *builder) rosterSection() (section, error) {
 // folder when it overrides the built-in one.
 func (b *builder) templateSection(name, file, heading string) (section, error) {
 	vars := map[string]string{"name": b.mate.Name, "memory_dir": b.prefix + b.mate.Name + "/memory"}
-	out, err := templates.Render(b.ws.TemplatesDir(), file, vars)
-	if err != nil {
-		return section{}, fmt.Errorf("build context: %w", err)
-	}
 	src := "template:" + file
-	if _, err := os.Stat(filepath.Join(b.ws.TemplatesDir(), file)); err == nil {
-		src = b.ws.Rel(filepath.Join(b.ws.TemplatesDir(), file))
+	out, err := templates.Render(b.ws.TemplatesDir(), file, vars)
+	if err == nil {
+		if _, err := os.Stat(filepath.Join(b.ws.TemplatesDir(), file)); err == nil {
+			src = b.ws.Rel(filepath.Join(b.ws.TemplatesDir(), file))
+		}
+		return newSection(name, heading, string(out), src), nil
+	}
+	// An override that cannot be read gives way to the built-in template.
+	b.warn(layout.ReadError(b.ws.Rel(filepath.Join(b.ws.TemplatesDir(), file)), err).Error() + "; the built-in template is used instead")
+	if out, err = templates.Render("", file, vars); err != nil {
+		return section{}, fmt.Errorf("build context: %w", err)
 	}
 	return newSection(name, heading, string(out), src), nil
 }

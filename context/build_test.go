@@ -235,24 +235,6 @@ func TestBuildEdgeCases(t *testing.T) {
 			},
 		},
 		{
-			name: "files that do not parse are left out with a note",
-			files: map[string]string{"solo/SOUL.md": soul,
-				"solo/WISDOM.md":            "---\nname: [unclosed\n---\n# Wisdom\n",
-				"solo/memory/2026-11-19.md": "# 2026-11-19\n\n## Bad\n\n\x00\n",
-				"solo/memory/2026-11-18.md": "# 2026-11-18\n\n## Good\n\nfine\n"},
-			check: func(t *testing.T, r *Result) {
-				if !strings.Contains(r.Text, "_`.teammates/solo/WISDOM.md` was left out: it does not parse (see `tmem doctor`)._") {
-					t.Error("wisdom section does not say the file was left out")
-				}
-				if !hasNote(r, "left out: solo/WISDOM.md:") || !hasNote(r, "left out: solo/memory/2026-11-19.md:") {
-					t.Errorf("notes %q", r.Manifest.Notes)
-				}
-				if !strings.Contains(r.Text, "### Good\n\nfine") {
-					t.Error("a good daily was lost with the bad one")
-				}
-			},
-		},
-		{
 			name:  "no recall index",
 			files: map[string]string{"solo/SOUL.md": soul},
 			opts:  Options{Recaller: nil},
@@ -514,6 +496,129 @@ func TestBuildWithRecallIndex(t *testing.T) {
 			}
 			if budget == DefaultBudget && included == 0 {
 				t.Error("nothing recalled with the whole budget free")
+			}
+		})
+	}
+}
+
+// TestBuildOmissions: whatever the stack loses or reads leniently is said
+// once, as "path:line: why", on Options.Warn and in the manifest's notes,
+// and everything else still goes in.
+func TestBuildOmissions(t *testing.T) {
+	soul := "# Solo\n\n## Identity\n\nTests things.\n"
+	good := "# 2026-11-18\n\n## Good\n\nfine\n"
+	tests := []struct {
+		name     string
+		files    map[string]string
+		dirs     []string // folders where a file is expected: reading them fails
+		recaller Recaller
+		wantText []string
+		notText  []string
+		wantWarn []string // each warning holds one of these, in order
+	}{
+		{
+			name: "frontmatter that is not YAML is read leniently",
+			files: map[string]string{
+				"solo/SOUL.md":              "---\nname: Solo\nrole: Frontend: UI lead\n---\n# Solo\n\n## Principles\n\nShip small.\n",
+				"solo/memory/2026-11-19.md": "---\nday: 2026-11-19\nmood: tired: very\n---\n# 2026-11-19\n\n## Demo\n\nRehearsed.\n",
+			},
+			wantText: []string{"### Principles\n\nShip small.", "- **solo** (you) — Frontend: UI lead", "### Demo\n\nRehearsed."},
+			wantWarn: []string{
+				"solo/SOUL.md:3: bad frontmatter: mapping values are not allowed in this context; its frontmatter was read as key: value lines",
+				"solo/memory/2026-11-19.md:3: bad frontmatter: mapping values are not allowed in this context; its frontmatter was read as key: value lines",
+			},
+		},
+		{
+			name: "files that do not parse are left out",
+			files: map[string]string{"solo/SOUL.md": soul,
+				"solo/WISDOM.md":            "# Wisdom\n\n## Rule\n\n\x00\n",
+				"solo/memory/2026-11-19.md": "# 2026-11-19\n\n## Bad\n\n\x00\n",
+				"solo/memory/2026-11-18.md": good},
+			wantText: []string{"_`.teammates/solo/WISDOM.md` was left out: it does not parse (see `tmem doctor`)._", "### Good\n\nfine"},
+			notText:  []string{"## Bad"},
+			wantWarn: []string{
+				"solo/WISDOM.md:5: binary file: contains a NUL byte; left out of the stack",
+				"solo/memory/2026-11-19.md:5: binary file: contains a NUL byte; left out of the stack",
+			},
+		},
+		{
+			name:     "today's log with invalid UTF-8 is not reported as missing",
+			files:    map[string]string{"solo/SOUL.md": soul, "solo/memory/2026-11-20.md": "# 2026-11-20\n\n## Ok\n\nbad \xff byte\n", "solo/memory/2026-11-18.md": good},
+			wantText: []string{"_Today's log `.teammates/solo/memory/2026-11-20.md` was left out: it does not parse (see `tmem doctor`)._", "### Good\n\nfine"},
+			notText:  []string{"No log for today yet"},
+			wantWarn: []string{"solo/memory/2026-11-20.md:5: invalid UTF-8 (byte 0xff at offset 25); left out of the stack"},
+		},
+		{
+			name:     "today's log over the size limit is not reported as missing",
+			files:    map[string]string{"solo/SOUL.md": soul, "solo/memory/2026-11-20.md": "# 2026-11-20\n\n## Huge\n\n" + strings.Repeat("x", layout.MaxFileSize)},
+			wantText: []string{"_Today's log `.teammates/solo/memory/2026-11-20.md` was left out: it does not parse (see `tmem doctor`)._"},
+			notText:  []string{"No log for today yet"},
+			wantWarn: []string{"solo/memory/2026-11-20.md: file is 4.0 MiB, over the 4.0 MiB limit for memory files; left out of the stack"},
+		},
+		{
+			name:     "a file that cannot be read",
+			files:    map[string]string{"solo/SOUL.md": soul},
+			dirs:     []string{"solo/GOALS.md"},
+			wantText: []string{"_`.teammates/solo/GOALS.md` was left out: it cannot be read (see `tmem doctor`)._", "### Identity\n\nTests things."},
+			wantWarn: []string{"solo/GOALS.md: cannot read: is a directory; left out of the stack"},
+		},
+		{
+			name:     "a template override that cannot be read",
+			files:    map[string]string{"solo/SOUL.md": soul},
+			dirs:     []string{"templates/output-protocol.md"},
+			wantText: []string{"# Output protocol\n\nAnswer with the result of the task first."},
+			wantWarn: []string{"templates/output-protocol.md: cannot read: is a directory; the built-in template is used instead"},
+		},
+		{
+			name:     "a session file that cannot be created",
+			files:    map[string]string{"solo/SOUL.md": soul, ".tmp": "a file where the scratch folder should be"},
+			wantText: []string{"_The file does not exist and tmem could not create it (the workspace may be read-only)"},
+			wantWarn: []string{".tmp/sessions/solo.md: cannot create the session file: "},
+		},
+		{
+			name:     "recall that fails",
+			files:    map[string]string{"solo/SOUL.md": soul},
+			recaller: &fakeRecaller{err: errors.New("index unreadable")},
+			wantText: []string{"_No recalled memories for this task._"},
+			wantWarn: []string{"recall failed, the stack has no recalled memories: index unreadable"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := writeFiles(t, tt.files)
+			for _, d := range tt.dirs {
+				if err := os.MkdirAll(ws.Abs(d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var warned []string
+			opts := Options{Teammate: "solo", Now: fixedClock(exampleNow), Location: time.UTC, Tokenizer: mustTokenizer(t, Chars4),
+				Recaller: tt.recaller, Warn: func(m string) { warned = append(warned, m) }}
+			r, err := Build(context.Background(), ws, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, r, opts.Tokenizer)
+			for _, w := range tt.wantText {
+				if !strings.Contains(r.Text, w) {
+					t.Errorf("text lacks %q", w)
+				}
+			}
+			for _, w := range tt.notText {
+				if strings.Contains(r.Text, w) {
+					t.Errorf("text holds %q", w)
+				}
+			}
+			if len(warned) != len(tt.wantWarn) {
+				t.Fatalf("warnings %q, want %d", warned, len(tt.wantWarn))
+			}
+			for i, w := range tt.wantWarn {
+				if !strings.Contains(warned[i], w) {
+					t.Errorf("warning %q, want it to hold %q", warned[i], w)
+				}
+				if !hasNote(r, warned[i]) {
+					t.Errorf("warning %q is not a manifest note: %q", warned[i], r.Manifest.Notes)
+				}
 			}
 		})
 	}

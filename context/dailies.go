@@ -2,7 +2,6 @@ package context
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -23,7 +22,8 @@ type dayLog struct {
 const dailiesHeading = "Recent daily logs"
 
 // loadDailies reads the daily logs of the recent window, newest first.
-// A log that does not parse is left out with a note.
+// A log that cannot be read or parsed is left out with a warning (see
+// readDoc); for today's log the section says so.
 func (b *builder) loadDailies() []dayLog {
 	today := layout.Day(b.now)
 	var out []dayLog
@@ -31,14 +31,11 @@ func (b *builder) loadDailies() []dayLog {
 		if f.Kind != layout.KindDaily || f.NameErr != "" || !layout.InRecentWindow(f.Date, b.now, layout.RecentDays) {
 			continue
 		}
-		src, err := os.ReadFile(b.ws.Abs(f.Path))
-		if err != nil {
-			b.man.Notes = append(b.man.Notes, fmt.Sprintf("left out: %s: cannot be read", f.Path))
-			continue
-		}
-		d, err := layout.Parse(f.Path, src)
-		if err != nil {
-			b.man.Notes = append(b.man.Notes, "left out: "+err.Error())
+		d, why, err := b.readDoc(f.Path)
+		if d == nil {
+			if err == nil && f.Date.Equal(today) {
+				b.todayLeftOut = why
+			}
 			continue
 		}
 		out = append(out, b.dayLog(f, d, f.Date.Equal(today)))
@@ -83,8 +80,12 @@ func (b *builder) dailySection() section {
 	b.dailies = logs
 	share := b.man.Budget.DailyShare
 	head := "# " + dailiesHeading + "\n\n"
-	if len(logs) == 0 || !logs[0].today {
-		head += "_No log for today yet: it goes in " + b.show(layout.DailyPath(b.mate.Name, layout.Day(b.now))) + "._\n\n"
+	todayPath := b.show(layout.DailyPath(b.mate.Name, layout.Day(b.now)))
+	switch {
+	case b.todayLeftOut != "":
+		head += "_Today's log " + todayPath + " was left out: " + b.todayLeftOut + " (see `tmem doctor`)._\n\n"
+	case len(logs) == 0 || !logs[0].today:
+		head += "_No log for today yet: it goes in " + todayPath + "._\n\n"
 	}
 	used := b.tok.Count(head)
 

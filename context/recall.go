@@ -56,7 +56,7 @@ func (b *builder) recallSection(ctx context.Context, opts Options) (section, err
 				return section{}, fmt.Errorf("build context: recall: %w", ctx.Err())
 			}
 			rep.Error = err.Error()
-			b.man.Notes = append(b.man.Notes, "recall failed, the stack has no recalled memories: "+err.Error())
+			b.warn("recall failed, the stack has no recalled memories: " + err.Error())
 			hits = nil
 		}
 	}

@@ -32,8 +32,10 @@ func (f Finding) String() string {
 
 // Check reads every memory file of the workspace and reports what is
 // wrong: frontmatter that does not parse, unknown or missing types,
-// misnamed files, empty files, invalid UTF-8, oversized files. It never
-// stops at the first bad file.
+// misnamed files, empty files, invalid UTF-8, byte order marks, oversized
+// files. It never stops at the first bad file. It also walks the folders
+// (see checkTree) for files that are not regular, links that lead outside
+// and temp files left behind.
 func (w *Workspace) Check() ([]Finding, error) {
 	mates, err := w.Teammates()
 	if err != nil {
@@ -54,7 +56,8 @@ func (w *Workspace) Check() ([]Finding, error) {
 	for _, f := range all {
 		out = append(out, w.checkFile(f)...)
 	}
-	return out, nil
+	tree, err := w.checkTree()
+	return append(out, tree...), err
 }
 
 func (w *Workspace) checkFile(f File) []Finding {
@@ -75,6 +78,7 @@ func (w *Workspace) checkFile(f File) []Finding {
 	if len(strings.TrimSpace(string(src))) == 0 {
 		return append(out, add(0, SevWarning, "empty file"))
 	}
+	out = append(out, checkBOM(f.Path, src)...)
 	d, err := Parse(f.Path, src)
 	if err != nil {
 		var pe *ParseError

@@ -3,6 +3,7 @@ package layout
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 )
 
 // ErrNoWorkspace is returned when no .teammates folder can be found.
@@ -26,3 +27,19 @@ func (e *ParseError) Error() string {
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
+
+// ReadError reports a failure to read the workspace file rel as a
+// *ParseError that names rel and drops the absolute path an *fs.PathError
+// repeats: "beacon/GOALS.md: cannot read: permission denied".
+func ReadError(rel string, err error) error {
+	return &ParseError{Path: rel, Err: fmt.Errorf("cannot read: %w", withoutPath(err))}
+}
+
+// withoutPath drops the absolute path an *fs.PathError repeats.
+func withoutPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -18,7 +18,9 @@ type Workspace struct {
 }
 
 // Open opens the workspace at dir: either the .teammates folder itself or
-// a folder that holds one.
+// a folder that holds one. Any other folder is refused with an error
+// wrapping ErrNoWorkspace, so nothing is ever written into a folder that
+// is not a workspace.
 func Open(dir string) (*Workspace, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -28,8 +30,11 @@ func Open(dir string) (*Workspace, error) {
 		return &Workspace{Root: filepath.Join(abs, DirName)}, nil
 	}
 	st, err := os.Stat(abs)
-	if err != nil || !st.IsDir() {
+	switch {
+	case err != nil:
 		return nil, fmt.Errorf("%s: %w", dir, ErrNoWorkspace)
+	case !st.IsDir() || filepath.Base(abs) != DirName:
+		return nil, fmt.Errorf("%s: %w (it is not a %s folder and holds none)", dir, ErrNoWorkspace, DirName)
 	}
 	return &Workspace{Root: abs}, nil
 }
@@ -133,9 +138,10 @@ func (w *Workspace) Teammate(name string) (Teammate, error) {
 
 // RoleOf reads a teammate's role from SOUL.md: the frontmatter field
 // `role`, else the part of the first `# ` heading after an em dash, " - "
-// or ": " ("# Beacon — Search engineer"), else "".
+// or ": " ("# Beacon — Search engineer"), else "". Frontmatter that is not
+// valid YAML is read leniently (ParseLenient).
 func RoleOf(soul []byte) string {
-	d, err := Parse("SOUL.md", soul)
+	d, _, err := ParseLenient("SOUL.md", soul)
 	if err != nil {
 		return ""
 	}

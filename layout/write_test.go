@@ -189,7 +189,8 @@ func TestRoleOf(t *testing.T) {
 		{"em dash heading", "# Quill — Frontend engineer\n", "Frontend engineer"},
 		{"colon heading", "# Atlas: Team lead\n", "Team lead"},
 		{"no role", "# Nova\n", ""},
-		{"broken frontmatter", "---\nrole: [x\n---\n# A — B\n", ""},
+		{"frontmatter that is not YAML", "---\nname: Quill\nrole: Frontend: UI lead\n---\n# A — B\n", "Frontend: UI lead"},
+		{"unclosed frontmatter", "---\nrole: x\n# A — B\n", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

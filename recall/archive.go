@@ -19,11 +19,11 @@ func chunkArchive(f layout.File, src []byte, opts ChunkOptions) ([]Chunk, error)
 	var out []Chunk
 	for _, s := range secs {
 		sf := archivedFile(f, s)
-		doc, get, err := parseSection(f.Path, s)
+		doc, _, err := layout.ParseLenient(f.Path, []byte(s.Text))
 		if err != nil {
 			continue // a section that no longer parses is skipped, the rest still found
 		}
-		for _, c := range chunkDoc(sf, doc, get, opts) {
+		for _, c := range chunkDoc(sf, doc, opts) {
 			c.Kind, c.Path, c.Source, c.Section = string(layout.KindArchive), f.Path, s.Source, s.Header+1
 			c.StartLine += s.Header
 			c.EndLine += s.Header
@@ -45,20 +45,6 @@ func archivedFile(archive layout.File, s layout.ArchiveSection) layout.File {
 	f := layout.Classify(archive.Teammate, sub, name)
 	f.Path = archive.Path
 	return f
-}
-
-// parseSection parses an archived source, leniently like any file.
-func parseSection(path string, s layout.ArchiveSection) (*layout.Doc, func(string) string, error) {
-	text := []byte(s.Text)
-	doc, err := layout.Parse(path, text)
-	if err == nil {
-		return doc, doc.Get, nil
-	}
-	lenient, meta, ok := parseLenient(path, text)
-	if !ok {
-		return nil, nil, err
-	}
-	return lenient, func(k string) string { return meta[k] }, nil
 }
 
 // dateKind is the kind whose date tokens a chunk gets: an archived

@@ -111,73 +111,30 @@ func (c Chunk) EmbedText() string {
 
 // ChunkFile parses a memory file and splits it into chunks. Frontmatter
 // that is not valid YAML (an unquoted colon in a description is the usual
-// slip) is read leniently as "key: value" lines, so the file is still
-// found.
+// slip) is read leniently as "key: value" lines (layout.ParseLenient), so
+// the file is still found.
 func ChunkFile(f layout.File, src []byte, opts ChunkOptions) ([]Chunk, error) {
 	if f.Kind == layout.KindArchive && f.Month != "" {
 		return chunkArchive(f, src, opts.withDefaults())
 	}
-	doc, err := layout.Parse(f.Path, src)
-	get := func(k string) string { return doc.Get(k) }
+	doc, _, err := layout.ParseLenient(f.Path, src)
 	if err != nil {
-		lenient, meta, ok := parseLenient(f.Path, src)
-		if !ok {
-			return nil, err
-		}
-		doc, get = lenient, func(k string) string { return meta[k] }
+		return nil, err
 	}
-	return chunkDoc(f, doc, get, opts.withDefaults()), nil
+	return chunkDoc(f, doc, opts.withDefaults()), nil
 }
 
-// parseLenient handles a file whose frontmatter block is closed but not
-// valid YAML: its lines become blank (so line numbers hold) and are read
-// as "key: value" pairs split at the first colon.
-func parseLenient(path string, src []byte) (*layout.Doc, map[string]string, bool) {
-	lines := strings.SplitAfter(string(src), "\n")
-	if len(lines) == 0 || strings.TrimSpace(lines[0]) != "---" {
-		return nil, nil, false
-	}
-	meta := map[string]string{}
-	end := -1
-	for i := 1; i < len(lines); i++ {
-		l := strings.TrimSpace(lines[i])
-		if l == "---" {
-			end = i
-			break
-		}
-		if k, v, ok := strings.Cut(l, ":"); ok {
-			meta[strings.TrimSpace(k)] = strings.Trim(strings.TrimSpace(v), `"'`)
-		}
-	}
-	if end < 0 {
-		return nil, nil, false
-	}
-	var b strings.Builder
-	for i, l := range lines {
-		if i <= end {
-			b.WriteString("\n")
-			continue
-		}
-		b.WriteString(l)
-	}
-	doc, err := layout.Parse(path, []byte(b.String()))
-	if err != nil {
-		return nil, nil, false
-	}
-	return doc, meta, true
-}
-
-func chunkDoc(f layout.File, doc *layout.Doc, get func(string) string, opts ChunkOptions) []Chunk {
+func chunkDoc(f layout.File, doc *layout.Doc, opts ChunkOptions) []Chunk {
 	base := Chunk{
 		Teammate:    f.Teammate,
 		Kind:        string(f.Kind),
 		Path:        f.Path,
 		Type:        f.Type,
-		Name:        oneLine(get("name")),
-		Description: oneLine(get("description")),
-		Date:        fileDate(f, doc, get),
+		Name:        oneLine(doc.Get("name")),
+		Description: oneLine(doc.Get("description")),
+		Date:        fileDate(f, doc),
 	}
-	if t := get("type"); f.Kind == layout.KindTyped && layout.KnownType(t) {
+	if t := doc.Get("type"); f.Kind == layout.KindTyped && layout.KnownType(t) {
 		base.Type = t
 	}
 	var out []Chunk
@@ -235,15 +192,12 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // fileDate is the date a file speaks for: its name for dailies and
 // summaries, else the frontmatter date or period.
-func fileDate(f layout.File, doc *layout.Doc, get func(string) string) string {
+func fileDate(f layout.File, doc *layout.Doc) string {
 	if !f.Date.IsZero() {
 		return f.Date.Format(layout.DateLayout)
 	}
 	if d := doc.Date(); !d.IsZero() {
 		return d.Format(layout.DateLayout)
-	}
-	if t, err := time.Parse(layout.DateLayout, get("date")); err == nil {
-		return t.Format(layout.DateLayout)
 	}
 	return ""
 }

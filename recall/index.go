@@ -105,6 +105,8 @@ type Index struct {
 	opts   Options
 	rank   Ranking
 	warned bool
+	// roWarned: the notice that the workspace cannot be written was given.
+	roWarned bool
 
 	mu     sync.Mutex
 	mapped map[string]*mappedVectors // vector files kept mapped between searches
@@ -276,6 +278,10 @@ type scope struct {
 	// checked says the bleve files and vectors match s.man.Store.
 	checked bool
 	fl      *flock.Flock
+	// unlocked scopes are read without their lock (see readonly.go); seen
+	// is their index as it was when the read began.
+	unlocked bool
+	seen     indexStamp
 }
 
 func (s *scope) label() string {
@@ -531,6 +537,9 @@ func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool) (SyncSta
 		mtime := f.ModTime.UnixNano()
 		if old != nil && old.Size == f.Size && old.MTime == mtime && old.CTime == c.ctime && old.Ino == c.ino &&
 			old.MTime < racyAfter && old.CTime < racyAfter {
+			if old.Err != "" {
+				ix.warnf("recall: not indexed: %s", old.Err) // on every sync, until it is fixed
+			}
 			st.Unchanged++
 			if revector {
 				changed = append(changed, c) // chunks needed for embedding only
@@ -538,11 +547,13 @@ func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool) (SyncSta
 			continue
 		}
 		if c.src, err = os.ReadFile(ix.ws.Abs(f.Path)); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				delete(keep, f.Path)
-				continue
+			// Gone, or unreadable: either way out of the index, and one
+			// unreadable file must not stop the others.
+			delete(keep, f.Path)
+			if !errors.Is(err, fs.ErrNotExist) {
+				ix.skipUnreadable("not indexed", f.Path, err, &st)
 			}
-			return st, fmt.Errorf("sync index of %s: %w", s.label(), err)
+			continue
 		}
 		c.hash = hashBytes(c.src)
 		if old != nil && old.Hash == c.hash {
@@ -660,7 +671,8 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 		if src == nil {
 			var err error
 			if src, err = os.ReadFile(ix.ws.Abs(c.file.Path)); err != nil {
-				return fmt.Errorf("sync index of %s: %w", s.label(), err)
+				ix.skipUnreadable("not embedded", c.file.Path, err, st) // its chunks stay, without vectors
+				continue
 			}
 		}
 		chunks, perr := ChunkFile(c.file, src, ix.opts.Chunking)
@@ -845,7 +857,8 @@ func (ix *Index) rechunkUnchanged(s *scope, changed []*candidate) ([]pendingChun
 		}
 		src, err := os.ReadFile(ix.ws.Abs(p))
 		if err != nil {
-			return nil, fmt.Errorf("sync index of %s: %w", s.label(), err)
+			ix.warnf("recall: not embedded: %v", layout.ReadError(p, err))
+			continue
 		}
 		sub, fn := path.Split(strings.TrimPrefix(p, s.name+"/"))
 		lf := layout.File{Kind: layout.KindCrossTeam, Path: p}
@@ -865,6 +878,14 @@ func (ix *Index) rechunkUnchanged(s *scope, changed []*candidate) ([]pendingChun
 		}
 	}
 	return out, nil
+}
+
+// skipUnreadable reports a file the sync could not read: what is left
+// out ("not indexed" or "not embedded") and why.
+func (ix *Index) skipUnreadable(what, rel string, err error, st *SyncStats) {
+	msg := layout.ReadError(rel, err).Error()
+	st.Errors = append(st.Errors, msg)
+	ix.warnf("recall: %s: %s", what, msg)
 }
 
 // writeManifest atomically replaces the scope's manifest.

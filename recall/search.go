@@ -47,18 +47,29 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, err
 	}
 	ix.noteBM25Only()
-	hits, err := ix.searchOnce(ctx, names, q, k, mode, false)
+	hits, err := ix.searchRetrying(ctx, names, q, k, mode, false)
 	if errors.Is(err, errCorrupt) && ctx.Err() == nil {
 		// The files checked out, yet the index library failed on them:
 		// one changed underneath, or bleve has a bug. Start afresh.
 		ix.warnf("recall: rebuilding the searched indexes (%v)", err)
-		hits, err = ix.searchOnce(ctx, names, q, k, mode, true)
+		hits, err = ix.searchRetrying(ctx, names, q, k, mode, true)
 	}
 	return hits, err
 }
 
-// searchOnce readies the named scopes, rebuilding them when asked, and
-// searches them.
+// searchRetrying searches again when an index read without its lock was
+// synced meanwhile.
+func (ix *Index) searchRetrying(ctx context.Context, names []string, q Query, k int, mode string, rebuild bool) ([]Hit, error) {
+	for try := 1; ; try++ {
+		hits, err := ix.searchOnce(ctx, names, q, k, mode, rebuild)
+		if !errors.Is(err, errIndexMoved) || try == unlockedTries {
+			return hits, err
+		}
+	}
+}
+
+// searchOnce readies the named scopes, rebuilding them when asked,
+// searches them and releases them.
 func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int, mode string, rebuild bool) ([]Hit, error) {
 	var scopes []*scope
 	defer func() {
@@ -73,16 +84,25 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 		}
 		scopes = append(scopes, s)
 	}
-	return ix.searchScopes(ctx, scopes, q, k, mode)
+	hits, err := ix.searchScopes(ctx, scopes, q, k, mode)
+	if cerr := checkUnlocked(scopes); cerr != nil {
+		return nil, cerr
+	}
+	return hits, err
 }
 
 // readyScope locks a scope and makes sure its index is there and current
 // (or, under noSync, merely there; under rebuild, rebuilt), with bleve
-// open.
+// open. In a workspace that cannot be written the index is searched as it
+// is (see readonly.go).
 func (ix *Index) readyScope(ctx context.Context, name string, noSync, rebuild bool) (*scope, error) {
 	s, err := ix.lockScope(ctx, name, !noSync)
 	if err != nil {
-		return nil, err
+		if !readOnly(err) {
+			return nil, err
+		}
+		ix.noteReadOnly(err)
+		return ix.openUnlocked(name, err)
 	}
 	if noSync {
 		if ok, _ := ix.loadManifest(s, true); ok {
@@ -97,6 +117,9 @@ func (ix *Index) readyScope(ctx context.Context, name string, noSync, rebuild bo
 		}
 	}
 	if _, err := ix.syncScope(ctx, s, rebuild); err != nil {
+		if readOnly(err) {
+			return ix.readAsIs(s, err)
+		}
 		s.close()
 		return nil, err
 	}

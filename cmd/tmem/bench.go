@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/recall/benchgen"
 )
 
@@ -28,7 +30,8 @@ func newBenchGenCmd(f *factory) *cobra.Command {
 daily logs, typed memories, weekly and monthly summaries and WISDOM.md. The
 oldest share of weeks (--compacted) has summaries instead of dailies. The
 same options and --seed always give the same files. About 5 teammates over
-3 years make 10,000 chunks; 25 over 6 years make 100,000.`,
+3 years make 10,000 chunks; 25 over 6 years make 100,000. A DIR that already
+holds a .teammates folder is refused unless --force.`,
 		Example: `  tmem bench gen --teammates 5 --years 3 /tmp/bench
   tmem --dir /tmp/bench index`,
 		Args: cobra.ExactArgs(1),
@@ -44,6 +47,9 @@ same options and --seed always give the same files. About 5 teammates over
 				opts.End = t
 			}
 			st, err := benchgen.Generate(args[0], opts)
+			if errors.Is(err, layout.ErrExists) {
+				return fmt.Errorf("%w; pass --force to write over it, or name a new folder", err)
+			}
 			if err != nil {
 				return err
 			}
@@ -61,5 +67,6 @@ same options and --seed always give the same files. About 5 teammates over
 	fl.Uint64Var(&opts.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&opts.Compacted, "compacted", 0.3, "share of the oldest weeks already compacted into summaries (negative: none)")
 	fl.StringVar(&end, "end", "", "last day of history, YYYY-MM-DD (default 2026-11-20)")
+	fl.BoolVar(&opts.Force, "force", false, "write into a folder that already holds a workspace, replacing files of the same names")
 	return cmd
 }

@@ -84,17 +84,17 @@ byte-identical output.`,
 				return err
 			}
 			defer closeRecall()
+			warned := map[string]bool{}
 			res, err := memctx.Build(cmd.Context(), ws, memctx.Options{
 				Teammate: opts.teammate, Task: task, Budget: opts.budget, Tokenizer: tok,
 				Now: clock, Location: loc, Recaller: rec,
+				Warn: func(msg string) { warned[msg] = true; f.warnf("%s", msg) },
 			})
 			if err != nil {
 				return err
 			}
 			for _, n := range res.Manifest.Notes {
-				if strings.HasPrefix(n, "budget exceeded") {
-					f.warnf("%s", n)
-				} else {
+				if !warned[n] {
 					f.infof("%s", n)
 				}
 			}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tmemhq/tmem/compact"
 	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/recall/minilm"
 )
@@ -16,7 +17,11 @@ func newDoctorCmd(f *factory) *cobra.Command {
 		Long: `Read every memory file and report, one per line as path:line: severity:
 message, frontmatter that does not parse, unknown memory types, misnamed
 files (a daily whose title differs from its file name, a weekly for a week
-that does not exist), empty files, invalid UTF-8 and oversized files.
+that does not exist), empty files, invalid UTF-8, byte order marks and
+oversized files; in .teammates/tmem.yaml, YAML that does not parse and
+unknown keys. Without opening them it also reports files that are not
+regular (named pipes, devices), symlinks that lead outside the workspace or
+nowhere, and temp files an interrupted write left behind.
 It also says whether an embedding model is installed (without one, recall
 is BM25-only; that is an info line, not a finding). Exit 0 when clean, 1
 with findings.`,
@@ -30,6 +35,7 @@ with findings.`,
 			if err != nil {
 				return err
 			}
+			findings = append(findings, ws.CheckConfig(compact.ConfigFile, &workspaceConfig{})...)
 			if findings == nil {
 				findings = []layout.Finding{}
 			}
@@ -50,6 +56,12 @@ with findings.`,
 			return nil
 		},
 	}
+}
+
+// workspaceConfig is the shape of tmem.yaml, one section per package that
+// reads it, for doctor's check of unknown keys.
+type workspaceConfig struct {
+	Compact compact.Config `yaml:"compact"`
 }
 
 // modelFindings reports the embedding model's state as info lines: a

@@ -10,21 +10,22 @@ import (
 // openEmbedder opens the MiniLM model from --model, $TMEM_MODEL or the user
 // cache folder, with the backend from $TMEM_BACKEND (auto, go or ort). No
 // installed model is a normal state: it returns nil and recall runs
-// BM25-only, saying so once.
+// BM25-only, saying so once. A model named with --model must load; any
+// other that does not (an unreadable folder, say, when HOME points at
+// another user's home) gives BM25-only recall with a warning.
 func openEmbedder(f *factory, flag string) (recall.Embedder, error) {
 	dir, err := f.modelDir(flag)
 	if err != nil {
 		return nil, nil // no cache folder to look in: nothing installed
 	}
 	e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: f.getenv("TMEM_BACKEND"), Getenv: f.getenv})
-	if errors.Is(err, minilm.ErrNoModel) {
-		if flag != "" {
-			return nil, err // a model named explicitly must be there
-		}
-		return nil, nil
-	}
-	if err != nil {
+	switch {
+	case err == nil:
+		return e, nil
+	case flag != "":
 		return nil, err
+	case !errors.Is(err, minilm.ErrNoModel):
+		f.warnf("the embedding model in %s cannot be used, recall is BM25-only: %v", dir, err)
 	}
-	return e, nil
+	return nil, nil
 }

@@ -139,6 +139,14 @@ const exitCodesHelp = `Exit codes:
 
 type usageError struct{ error }
 
+// hintedError carries a line that tells the user what to do about err.
+type hintedError struct {
+	error
+	hint string
+}
+
+func (e hintedError) Unwrap() error { return e.error }
+
 func usageErrorf(format string, args ...interface{}) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
@@ -158,24 +166,34 @@ func (f *factory) exitCode(err error) int {
 	if errors.Is(err, errFindings) {
 		return exitFailure
 	}
+	fmt.Fprintf(f.stderr, "tmem: %v\n", err)
+	var he hintedError
+	if errors.As(err, &he) {
+		fmt.Fprintf(f.stderr, "hint: %s\n", he.hint)
+	}
 	var ue usageError
+	var ut *layout.UnknownTeammateError
 	switch {
 	case errors.Is(err, layout.ErrNoWorkspace):
-		fmt.Fprintf(f.stderr, "tmem: %v\nhint: run 'tmem init' to create one, or pass --dir PATH\n", err)
+		fmt.Fprintf(f.stderr, "hint: run 'tmem init' to create one, or pass --dir PATH\n")
 		return exitNoWorkspace
 	case errors.Is(err, errLocked):
-		fmt.Fprintf(f.stderr, "tmem: %v\n", err)
 		return exitLocked
-	case errors.As(err, &ue):
-		fmt.Fprintf(f.stderr, "tmem: %v\n", err)
+	case errors.As(err, &ue), errors.As(err, &ut):
 		return exitUsage
 	}
-	var ut *layout.UnknownTeammateError
-	if errors.As(err, &ut) {
-		fmt.Fprintf(f.stderr, "tmem: %v\n", err)
-		return exitUsage
+	return exitFailure
+}
+
+// internalError reports a recovered panic: one line, the stack only under
+// -v, and exit 1.
+func (f *factory) internalError(r interface{}, stack []byte) int {
+	fmt.Fprintf(f.stderr, "tmem: internal error: %v (this is a bug in tmem %s; please report it", r, version())
+	if f.verbose {
+		fmt.Fprintf(f.stderr, ")\n%s", stack)
+	} else {
+		fmt.Fprintf(f.stderr, " with the stack that -v prints)\n")
 	}
-	fmt.Fprintf(f.stderr, "tmem: %v\n", err)
 	return exitFailure
 }
 

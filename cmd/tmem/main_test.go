@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -27,13 +26,8 @@ func TestScripts(t *testing.T) {
 			env.Setenv("TMEM_DIR", "")
 			env.Setenv("TMEM_MODEL", "")
 			env.Setenv("TMEM_MODEL_BASE_URL", "")
-			env.Setenv("TINY_MODEL", minilmtest.TinyDir())
-			// The real tokenizer and config files, provided beside the repository.
-			shared, err := filepath.Abs("../../../shared/models/all-MiniLM-L6-v2")
-			if err != nil {
-				return err
-			}
-			env.Setenv("SHARED_MODEL", shared)
+			// The pinned model's real config and tokenizer files.
+			env.Setenv("PINNED_MODEL", minilmtest.PinnedDir())
 			return nil
 		},
 		Cmds: scriptCmds,

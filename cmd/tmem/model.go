@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -60,7 +61,7 @@ checks (for machines without network access).`,
 					return err
 				}
 			} else if err := minilm.Pull(cmd.Context(), minilm.PullOptions{Dir: dir, BaseURL: opts.baseURL, Progress: f.progressWriter()}); err != nil {
-				return err
+				return pullHint(err)
 			}
 			if f.json {
 				info, err := minilm.Info(dir)
@@ -124,6 +125,17 @@ checks (for machines without network access).`,
 	info.Flags().StringVar(&opts.backend, "backend", "auto", "auto, go or ort")
 	cmd.AddCommand(pull, info)
 	return cmd
+}
+
+// pullHint says what to do when a download fails.
+func pullHint(err error) error {
+	switch {
+	case errors.Is(err, minilm.ErrDownload):
+		return hintedError{err, "without network access, copy the model folder from a machine that has it and run 'tmem model pull --from DIR'; or download from a mirror with --base-url URL (or $TMEM_MODEL_BASE_URL)"}
+	case errors.Is(err, minilm.ErrWrongFile):
+		return hintedError{err, "the server does not have the pinned files: check --base-url (or $TMEM_MODEL_BASE_URL), or install a verified copy with 'tmem model pull --from DIR'"}
+	}
+	return err
 }
 
 // progressWriter is stderr on a terminal unless --quiet or --json, else

@@ -21,21 +21,22 @@ func TestRecallCommand(t *testing.T) {
 		name     string
 		args     []string
 		wantCode int
-		wantOut  string
-		wantErr  string
+		wantOut  string // stdout holds it, when set
+		wantErr  string // stderr holds it, when set
 		notInOut string
+		quietErr bool // stderr is empty
 	}{
-		{"plain blocks", []string{"recall", "--teammate", "beacon", "bulk lookup"}, 0, "beacon/memory/project_bulk_lookup.md:", "BM25 only", "BM25 only"},
-		{"json stays clean", []string{"--json", "recall", "--teammate", "beacon", "-k", "3", "bulk lookup"}, 0, `"path": "beacon/memory/project_bulk_lookup.md"`, "BM25 only", "BM25 only"},
-		{"quiet drops the notice", []string{"-q", "recall", "--all", "release"}, 0, "", "", "BM25 only"},
-		{"teammate required", []string{"recall", "bulk"}, 2, "", "--teammate or --all is required", ""},
-		{"unknown teammate", []string{"recall", "--teammate", "nobody", "bulk"}, 2, "", "unknown teammate", ""},
-		{"boost", []string{"recall", "--teammate", "beacon", "--boost", "daily=2,typed=1", "bulk lookup"}, 0, "beacon/memory/", "", ""},
-		{"bad boost kind", []string{"recall", "--teammate", "beacon", "--boost", "soul=2", "bulk"}, 2, "", "--boost soul", ""},
-		{"bad boost value", []string{"recall", "--teammate", "beacon", "--boost", "daily=x", "bulk"}, 2, "", "want a positive number", ""},
-		{"bad k", []string{"recall", "--teammate", "beacon", "-k", "0", "bulk"}, 2, "", "-k 0", ""},
-		{"index is silent off a terminal", []string{"-q", "index", "--rebuild"}, 0, "", "", "indexed"},
-		{"index says what it did under -v", []string{"-v", "index"}, 0, "", "indexed", ""},
+		{name: "plain blocks", args: []string{"recall", "--teammate", "beacon", "bulk lookup"}, wantOut: "beacon/memory/project_bulk_lookup.md:", wantErr: "BM25 only", notInOut: "BM25 only"},
+		{name: "json stays clean", args: []string{"--json", "recall", "--teammate", "beacon", "-k", "3", "bulk lookup"}, wantOut: `"path": "beacon/memory/project_bulk_lookup.md"`, wantErr: "BM25 only", notInOut: "BM25 only"},
+		{name: "quiet drops the notice", args: []string{"-q", "recall", "--all", "release"}, wantOut: "atlas/memory/project_release_train.md:", quietErr: true},
+		{name: "teammate required", args: []string{"recall", "bulk"}, wantCode: 2, wantErr: "--teammate or --all is required"},
+		{name: "unknown teammate", args: []string{"recall", "--teammate", "nobody", "bulk"}, wantCode: 2, wantErr: "unknown teammate"},
+		{name: "boost", args: []string{"recall", "--teammate", "beacon", "--boost", "daily=2,typed=1", "bulk lookup"}, wantOut: "beacon/memory/"},
+		{name: "bad boost kind", args: []string{"recall", "--teammate", "beacon", "--boost", "soul=2", "bulk"}, wantCode: 2, wantErr: "--boost soul"},
+		{name: "bad boost value", args: []string{"recall", "--teammate", "beacon", "--boost", "daily=x", "bulk"}, wantCode: 2, wantErr: "want a positive number"},
+		{name: "bad k", args: []string{"recall", "--teammate", "beacon", "-k", "0", "bulk"}, wantCode: 2, wantErr: "-k 0"},
+		{name: "index is silent off a terminal", args: []string{"-q", "index", "--rebuild"}, quietErr: true},
+		{name: "index says what it did under -v", args: []string{"-v", "index"}, wantErr: "indexed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -44,14 +45,17 @@ func TestRecallCommand(t *testing.T) {
 			if code != tt.wantCode {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.wantCode, out, errs)
 			}
-			if !strings.Contains(out, tt.wantOut) {
+			if tt.wantOut != "" && !strings.Contains(out, tt.wantOut) {
 				t.Errorf("stdout %q, want %q in it", out, tt.wantOut)
 			}
-			if !strings.Contains(errs, tt.wantErr) {
+			if tt.wantErr != "" && !strings.Contains(errs, tt.wantErr) {
 				t.Errorf("stderr %q, want %q in it", errs, tt.wantErr)
 			}
 			if tt.notInOut != "" && strings.Contains(out, tt.notInOut) {
 				t.Errorf("stdout holds %q", tt.notInOut)
+			}
+			if tt.quietErr && errs != "" {
+				t.Errorf("stderr %q, want nothing", errs)
 			}
 		})
 	}

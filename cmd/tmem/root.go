@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,6 +17,7 @@ It recalls relevant memories, builds the prompt stack before each task,
 and compacts old logs into summaries.
 
 ` + exitCodesHelp,
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -47,11 +49,39 @@ and compacts old logs into summaries.
 		newEvalCmd(f),
 		newBenchCmd(f),
 	)
+	root.InitDefaultCompletionCmd()
+	refuseUnknownSubcommands(root)
 	return root
 }
 
-// run executes the command line and returns the exit code.
-func run(f *factory, args []string) int {
+// refuseUnknownSubcommands makes every command that only groups others
+// (model, bench, completion) fail with a usage error on an unknown
+// subcommand; cobra would print its help and exit 0.
+func refuseUnknownSubcommands(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		refuseUnknownSubcommands(c)
+	}
+	if !cmd.HasParent() || !cmd.HasSubCommands() || cmd.Runnable() {
+		return
+	}
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usageErrorf("unknown command %q for %q (see '%s --help')", args[0], c.CommandPath(), c.CommandPath())
+		}
+		return c.Help()
+	}
+}
+
+// run executes the command line and returns the exit code. A panic is
+// reported in one line and exits 1 (2 means a usage error); -v adds the
+// stack.
+func run(f *factory, args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			code = f.internalError(r, debug.Stack())
+		}
+	}()
 	root := newRootCmd(f)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -2,16 +2,22 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/recall/minilm/minilmtest"
 )
 
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -24,6 +30,66 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		srv := httptest.NewServer(http.FileServer(http.Dir(ts.MkAbs(args[0]))))
 		ts.Defer(srv.Close)
 		ts.Setenv("SERVER_URL", srv.URL)
+	},
+	// tinymodel DIR copies the committed tiny model into DIR: opening a
+	// model writes a sums cache beside it, never into the source tree.
+	"tinymodel": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 || neg {
+			ts.Fatalf("usage: tinymodel DIR")
+		}
+		ts.Check(os.CopyFS(ts.MkAbs(args[0]), os.DirFS(minilmtest.TinyDir())))
+	},
+	// unprivileged CMD ARGS... runs CMD like exec, subject to file
+	// permissions even when the tests run as root: root then runs it
+	// through setpriv without the capabilities that override them.
+	"unprivileged": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) == 0 {
+			ts.Fatalf("usage: unprivileged CMD ARGS...")
+		}
+		if os.Geteuid() == 0 {
+			if _, err := exec.LookPath("setpriv"); err != nil {
+				ts.Fatalf("running as root, setpriv (util-linux) is needed to test file permissions: %v", err)
+			}
+			args = append([]string{"setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"}, args...)
+		}
+		err := ts.Exec(args[0], args[1:]...)
+		if err != nil {
+			ts.Logf("[%v]", err)
+		}
+		if (err != nil) != neg {
+			ts.Fatalf("unexpected command %s", map[bool]string{true: "success", false: "failure"}[neg])
+		}
+	},
+	// snapshot DIR FILE writes one line per entry under DIR (path, type,
+	// permissions, size, sha256 of regular files; links are not followed),
+	// so that cmp can show nothing changed.
+	"snapshot": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 || neg {
+			ts.Fatalf("usage: snapshot DIR FILE")
+		}
+		root := ts.MkAbs(args[0])
+		var b strings.Builder
+		ts.Check(filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			sum := ""
+			if fi.Mode().IsRegular() {
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				sum = fmt.Sprintf("%x", sha256.Sum256(data))
+			}
+			fmt.Fprintf(&b, "%s %v %d %s\n", filepath.ToSlash(rel), fi.Mode(), fi.Size(), sum)
+			return nil
+		}))
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
 	},
 	// checkappends FILE PROCS N checks that a daily log holds the entries
 	// "p<i> n<j>" for every process i and count j, each whole (heading and

@@ -26,6 +26,9 @@ type Options struct {
 	// EntriesPerDaily fixes the number of entries in a daily; 0 means
 	// two to five. Large values pack many chunks into one teammate.
 	EntriesPerDaily int
+	// Force writes into a folder that already holds a workspace,
+	// replacing its files of the same names. Without it Generate refuses.
+	Force bool
 }
 
 // Stats counts what Generate wrote.
@@ -108,10 +111,15 @@ func (g *gen) write(rel, body string) error {
 }
 
 // Generate writes a workspace into dir (a .teammates folder is created
-// inside it) and says what it wrote.
+// inside it) and says what it wrote. It refuses, with an error wrapping
+// layout.ErrExists, when dir already holds a .teammates folder, unless
+// opts.Force.
 func Generate(dir string, opts Options) (Stats, error) {
 	o := opts.withDefaults()
 	g := &gen{r: rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)), root: filepath.Join(dir, layout.DirName)}
+	if _, err := os.Lstat(g.root); err == nil && !o.Force {
+		return g.st, fmt.Errorf("generate a workspace in %s: %s: %w (generating would overwrite its files)", dir, g.root, layout.ErrExists)
+	}
 	start := o.End.AddDate(-o.Years, 0, 1)
 	weeks := int(o.End.Sub(start).Hours()/24/7) + 1
 	compactedWeeks := int(float64(weeks) * o.Compacted)

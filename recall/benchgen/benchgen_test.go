@@ -1,6 +1,7 @@
 package benchgen
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -66,5 +67,31 @@ func TestGenerateIsDeterministic(t *testing.T) {
 	y, _ := os.ReadFile(filepath.Join(b, p))
 	if string(x) != string(y) || len(x) == 0 {
 		t.Error("two runs with one seed differ")
+	}
+}
+
+func TestGenerateRefusesAnExistingWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	soul := filepath.Join(dir, layout.DirName, "atlas", "SOUL.md")
+	if err := os.MkdirAll(filepath.Dir(soul), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(soul, []byte("# Atlas — a person's own words\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Teammates: 1, Years: 1, Seed: 1}
+	_, err := Generate(dir, opts)
+	if !errors.Is(err, layout.ErrExists) {
+		t.Fatalf("err = %v, want layout.ErrExists", err)
+	}
+	if b, _ := os.ReadFile(soul); string(b) != "# Atlas — a person's own words\n" {
+		t.Fatalf("SOUL.md was changed without Force: %q", b)
+	}
+	opts.Force = true
+	if _, err := Generate(dir, opts); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(soul); string(b) == "# Atlas — a person's own words\n" {
+		t.Fatal("Force did not write the workspace")
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/tmemhq/tmem/recall/recalltest"
 )
 
+// tinyDir is the committed tiny model. Tests that open it use tinyModel, a
+// copy: opening a model writes its sums cache into the folder.
 const tinyDir = "testdata/tiny"
 
 // referenceCases cover the tokenizer's hard cases.
@@ -31,7 +33,7 @@ var referenceCases = []struct{ name, text string }{
 
 func openTiny(t *testing.T, backend string) *Embedder {
 	t.Helper()
-	e, err := Open(Options{ModelDir: tinyDir, Backend: backend, Getenv: func(string) string { return "" }})
+	e, err := Open(Options{ModelDir: tinyModel(t), Backend: backend, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,6 +130,7 @@ func TestEmbedCanceled(t *testing.T) {
 }
 
 func TestOpenErrors(t *testing.T) {
+	tiny := tinyModel(t)
 	tests := []struct {
 		name    string
 		opts    Options
@@ -136,7 +139,7 @@ func TestOpenErrors(t *testing.T) {
 		{"empty dir option", Options{}, true},
 		{"missing dir", Options{ModelDir: t.TempDir() + "/nope"}, true},
 		{"dir without model", Options{ModelDir: t.TempDir()}, true},
-		{"bad backend", Options{ModelDir: tinyDir, Backend: "gpu"}, false},
+		{"bad backend", Options{ModelDir: tiny, Backend: "gpu"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,11 +158,12 @@ func TestOpenErrors(t *testing.T) {
 }
 
 func TestIdentity(t *testing.T) {
-	a, err := identity(tinyDir)
+	tiny := tinyModel(t)
+	a, err := identity(tiny)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := identity(tinyDir)
+	b, err := identity(tiny)
 	if err != nil {
 		t.Fatal(err)
 	}

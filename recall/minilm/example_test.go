@@ -5,12 +5,33 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
+	"path/filepath"
+	"testing"
 
 	"github.com/tmemhq/tmem/recall/minilm"
 )
 
+// modelDir is a copy of testdata/tiny: opening a model writes a sums cache
+// into its folder, and tests never write into the source tree.
+var modelDir string
+
+func TestMain(m *testing.M) {
+	tmp, err := os.MkdirTemp("", "minilm-example-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	modelDir = filepath.Join(tmp, "tiny")
+	if err := os.CopyFS(modelDir, os.DirFS("testdata/tiny")); err != nil {
+		log.Fatal(err)
+	}
+	code := m.Run()
+	os.RemoveAll(tmp)
+	os.Exit(code)
+}
+
 func ExampleOpen() {
-	e, err := minilm.Open(minilm.Options{ModelDir: "testdata/tiny", Backend: minilm.BackendGo})
+	e, err := minilm.Open(minilm.Options{ModelDir: modelDir, Backend: minilm.BackendGo})
 	if errors.Is(err, minilm.ErrNoModel) {
 		fmt.Println("keyword recall only:", err)
 		return

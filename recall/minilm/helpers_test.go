@@ -44,8 +44,15 @@ func runReference(t testing.TB, modelDir string, texts []string, idsOnly bool) r
 	return ref
 }
 
+// tinyModel copies the committed tiny model into a temp folder, so that the
+// sums cache written on open never lands in the source tree.
+func tinyModel(t testing.TB) string {
+	t.Helper()
+	return copyDir(t, tinyDir)
+}
+
 // copyDir copies a flat folder into a temp folder.
-func copyDir(t *testing.T, src string) string {
+func copyDir(t testing.TB, src string) string {
 	t.Helper()
 	dst := t.TempDir()
 	entries, err := os.ReadDir(src)
@@ -65,7 +72,7 @@ func copyDir(t *testing.T, src string) string {
 	return dst
 }
 
-func writeFile(t *testing.T, path, content string) {
+func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)

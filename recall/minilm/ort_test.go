@@ -30,7 +30,7 @@ func TestORTMatchesGo(t *testing.T) {
 		texts[i] = c.text
 	}
 	goE := openTiny(t, BackendGo)
-	ortE, err := Open(Options{ModelDir: tinyDir, Backend: BackendORT, ORTLib: lib})
+	ortE, err := Open(Options{ModelDir: tinyModel(t), Backend: BackendORT, ORTLib: lib})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestORTMatchesReference(t *testing.T) {
 		texts[i] = c.text
 	}
 	ref := runReference(t, tinyDir, texts, false)
-	e, err := Open(Options{ModelDir: tinyDir, Backend: BackendORT, ORTLib: lib})
+	e, err := Open(Options{ModelDir: tinyModel(t), Backend: BackendORT, ORTLib: lib})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestORTMatchesReference(t *testing.T) {
 
 func TestAutoPicksORT(t *testing.T) {
 	lib := requireORT(t)
-	e, err := Open(Options{ModelDir: tinyDir, Getenv: func(k string) string {
+	e, err := Open(Options{ModelDir: tinyModel(t), Getenv: func(k string) string {
 		if k == "TMEM_ORT_LIB" {
 			return lib
 		}
@@ -102,7 +102,7 @@ func TestAutoPicksORT(t *testing.T) {
 
 func TestORTConcurrent(t *testing.T) {
 	lib := requireORT(t)
-	e, err := Open(Options{ModelDir: tinyDir, Backend: BackendORT, ORTLib: lib, BatchSize: 2})
+	e, err := Open(Options{ModelDir: tinyModel(t), Backend: BackendORT, ORTLib: lib, BatchSize: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,13 +19,13 @@ import (
 // File is one pinned model file.
 type File struct {
 	// Name is the file's name in the model folder.
-	Name string
+	Name string `json:"name"`
 	// Path is the file's path in the upstream repository.
-	Path string
+	Path string `json:"path"`
 	// Size is its length in bytes.
-	Size int64
+	Size int64 `json:"size"`
 	// SHA256 is its hex sha256.
-	SHA256 string
+	SHA256 string `json:"sha256"`
 }
 
 // Manifest pins a model: where it comes from and the exact bytes expected.
@@ -71,11 +71,22 @@ type PullOptions struct {
 	HTTPClient *http.Client
 }
 
+// Errors a Pull may wrap, so callers can say what to do.
+var (
+	// ErrDownload means a file could not be fetched: the hub is
+	// unreachable or answered with an error status.
+	ErrDownload = errors.New("download failed")
+	// ErrWrongFile means the hub served a file that is not the pinned one
+	// (another size or sha256); it was deleted.
+	ErrWrongFile = errors.New("not the pinned file")
+)
+
 // Pull downloads the pinned model files into o.Dir. Files already present
 // with the right sum are kept; a partial download (name.part) is resumed with
 // an HTTP Range request. Each file is checked against its pinned size and
-// sha256 before it takes its final name; a wrong file is deleted.
-func Pull(ctx context.Context, o PullOptions) error {
+// sha256 before it takes its final name; a wrong file is deleted. When
+// nothing was downloaded, the folders Pull created are removed again.
+func Pull(ctx context.Context, o PullOptions) (err error) {
 	m := Pinned
 	if o.Manifest != nil {
 		m = *o.Manifest
@@ -92,9 +103,15 @@ func Pull(ctx context.Context, o PullOptions) error {
 	if progress == nil {
 		progress = io.Discard
 	}
-	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+	top, err := mkdirAll(o.Dir)
+	if err != nil {
 		return fmt.Errorf("pull model: %w", err)
 	}
+	defer func() {
+		if err != nil {
+			removeEmpty(o.Dir, top)
+		}
+	}()
 	for _, f := range m.Files {
 		dest := filepath.Join(o.Dir, f.Name)
 		if err := verifyFile(dest, f); err == nil {
@@ -108,6 +125,32 @@ func Pull(ctx context.Context, o PullOptions) error {
 		fmt.Fprintf(progress, "%s: ok (%s, sha256 %s)\n", f.Name, humanBytes(f.Size), f.SHA256[:12])
 	}
 	return nil
+}
+
+// mkdirAll creates dir and returns the topmost folder it had to create
+// ("" when dir existed).
+func mkdirAll(dir string) (string, error) {
+	top := ""
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		top = d
+	}
+	return top, os.MkdirAll(dir, 0o755)
+}
+
+// removeEmpty removes dir and its parents up to top while they are empty,
+// so a failed pull leaves no empty model folder behind.
+func removeEmpty(dir, top string) {
+	if top == "" {
+		return
+	}
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if os.Remove(d) != nil || d == top {
+			return
+		}
+	}
 }
 
 // download fetches url into dest via dest.part, resuming what is there.
@@ -126,19 +169,29 @@ func download(ctx context.Context, client *http.Client, url, dest string, f File
 	}
 	if have < f.Size {
 		have, h, err = fetch(ctx, client, url, part, have, h, f, progress)
+		if errors.Is(err, errRangeRefused) {
+			// The server's file ends at or before what the partial file
+			// holds, so that cannot be the start of the pinned file (or the
+			// server's file changed): start over.
+			fmt.Fprintf(progress, "%s: the server refused to resume at %s; starting over\n", f.Name, humanBytes(have))
+			if err := os.Remove(part); err != nil {
+				return err
+			}
+			have, h, err = fetch(ctx, client, url, part, 0, sha256.New(), f, progress)
+		}
 		if err != nil {
 			return err
 		}
 	}
 	if have > f.Size {
-		return errors.Join(fmt.Errorf("server sent more than the pinned %d bytes; the download was deleted", f.Size), os.Remove(part))
+		return errors.Join(fmt.Errorf("%w: the server sent more than the pinned %d bytes; the download was deleted", ErrWrongFile, f.Size), os.Remove(part))
 	}
 	if have != f.Size {
 		return fmt.Errorf("download incomplete: %d of %d bytes; run 'tmem model pull' again to resume", have, f.Size)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != f.SHA256 {
 		rmErr := os.Remove(part)
-		return errors.Join(fmt.Errorf("sha256 mismatch: got %s, want %s; the download was deleted", got, f.SHA256), rmErr)
+		return errors.Join(fmt.Errorf("%w: sha256 mismatch: got %s, want %s; the download was deleted", ErrWrongFile, got, f.SHA256), rmErr)
 	}
 	if err := os.Rename(part, dest); err != nil {
 		return fmt.Errorf("install: %w", err)
@@ -146,8 +199,13 @@ func download(ctx context.Context, client *http.Client, url, dest string, f File
 	return nil
 }
 
+// errRangeRefused is a 416 answer to a resume: nothing lies past the offset.
+var errRangeRefused = errors.New("range not satisfiable")
+
 // fetch appends the bytes from offset have onwards to part. It returns the
-// new length and the hash of the whole part file.
+// new length and the hash of the whole part file. A server whose file has
+// another length than the pin is refused before anything is written, and
+// the partial file is deleted.
 func fetch(ctx context.Context, client *http.Client, url, part string, have int64, h hash.Hash, f File, progress io.Writer) (int64, hash.Hash, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -158,20 +216,38 @@ func fetch(ctx context.Context, client *http.Client, url, part string, have int6
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return have, h, err
+		if ctx.Err() != nil {
+			return have, h, ctx.Err()
+		}
+		return have, h, fmt.Errorf("%w: %w", ErrDownload, err)
 	}
 	defer resp.Body.Close()
 	flags := os.O_WRONLY | os.O_CREATE
+	total := int64(-1) // the server's whole file, when it says
 	switch {
 	case resp.StatusCode == http.StatusPartialContent && have > 0:
+		var start int64
+		start, total = contentRange(resp.Header.Get("Content-Range"))
+		if start != have {
+			return have, h, errors.Join(fmt.Errorf("%w: GET %s: asked to resume at byte %d, the server sent byte %d on; the partial download was deleted", ErrDownload, url, have, start), os.Remove(part))
+		}
 		flags |= os.O_APPEND
 		fmt.Fprintf(progress, "%s: resuming at %s\n", f.Name, humanBytes(have))
 	case resp.StatusCode == http.StatusOK:
 		// The server ignored the Range header (or there was none): start over.
 		flags |= os.O_TRUNC
-		have, h = 0, sha256.New()
+		have, h, total = 0, sha256.New(), resp.ContentLength
+	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && have > 0:
+		return have, h, errRangeRefused
 	default:
-		return have, h, fmt.Errorf("GET %s: %s", url, resp.Status)
+		return have, h, fmt.Errorf("%w: GET %s: %s", ErrDownload, url, resp.Status)
+	}
+	if total >= 0 && total != f.Size {
+		rmErr := os.Remove(part)
+		if errors.Is(rmErr, fs.ErrNotExist) {
+			rmErr = nil
+		}
+		return have, h, errors.Join(fmt.Errorf("%w: the server's file is %d bytes, the pinned one %d; nothing was kept", ErrWrongFile, total, f.Size), rmErr)
 	}
 	out, err := os.OpenFile(part, flags, 0o644)
 	if err != nil {
@@ -187,7 +263,28 @@ func fetch(ctx context.Context, client *http.Client, url, part string, have int6
 	if copyErr != nil {
 		return have, h, fmt.Errorf("download interrupted at %d of %d bytes (run 'tmem model pull' again to resume): %w", have, f.Size, copyErr)
 	}
+	// A body that ended cleanly where its end is marked (a length, the
+	// last chunk, an HTTP/2 stream end) held the server's whole file.
+	delimited := resp.ContentLength >= 0 || len(resp.TransferEncoding) > 0 || resp.ProtoMajor >= 2
+	if have < f.Size && delimited {
+		return have, h, errors.Join(fmt.Errorf("%w: the server's file ended at %d bytes, the pinned one has %d; nothing was kept", ErrWrongFile, have, f.Size), os.Remove(part))
+	}
 	return have, h, nil
+}
+
+// contentRange reads "bytes START-END/TOTAL"; TOTAL is -1 when unknown
+// ("*") and START is -1 when the header does not parse.
+func contentRange(v string) (start, total int64) {
+	rng, size, ok := strings.Cut(strings.TrimPrefix(v, "bytes "), "/")
+	first, _, ok2 := strings.Cut(rng, "-")
+	start, err := strconv.ParseInt(first, 10, 64)
+	if !ok || !ok2 || err != nil {
+		return -1, -1
+	}
+	if total, err = strconv.ParseInt(size, 10, 64); err != nil {
+		total = -1
+	}
+	return start, total
 }
 
 // hashExisting feeds an existing partial file to h and returns its length.
@@ -320,25 +417,25 @@ func copyVerified(src, dest string, f File) error {
 type FileStatus struct {
 	File
 	// Present is false when the file is missing.
-	Present bool
+	Present bool `json:"present"`
 	// GotSize and GotSHA256 describe the file on disk.
-	GotSize   int64
-	GotSHA256 string
+	GotSize   int64  `json:"got_size"`
+	GotSHA256 string `json:"got_sha256"`
 	// OK means the file matches its pin.
-	OK bool
+	OK bool `json:"ok"`
 }
 
 // ModelInfo describes a model folder.
 type ModelInfo struct {
-	Dir      string
-	Repo     string
-	Revision string
-	Files    []FileStatus
+	Dir      string       `json:"dir"`
+	Repo     string       `json:"repo"`
+	Revision string       `json:"revision"`
+	Files    []FileStatus `json:"files"`
 	// Complete means every pinned file is present and matches.
-	Complete bool
+	Complete bool `json:"complete"`
 	// Identity is what an Embedder on this folder reports; empty when the
 	// folder cannot be loaded.
-	Identity string
+	Identity string `json:"identity"`
 }
 
 // Info checks the folder dir against the pinned manifest.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/tmemhq/tmem/recall/minilm/minilmtest"
 )
 
 // testManifest pins two small files served by a fake hub.
@@ -44,6 +47,7 @@ type fakeHub struct {
 	truncate map[string]int    // serve only this many bytes, then cut the connection
 	ranges   []string          // Range headers seen
 	noRange  bool              // ignore Range headers
+	chunked  bool              // send no Content-Length
 }
 
 func (h *fakeHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -60,17 +64,23 @@ func (h *fakeHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.ranges = append(h.ranges, rg)
 		if !h.noRange {
 			n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(rg, "bytes="), "-"))
-			if err != nil || n > len(b) {
+			if err != nil || n >= len(b) {
+				w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", len(b)))
 				w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
 				return
 			}
 			start = n
 		}
 	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)-start))
+	if !h.chunked {
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)-start))
+	}
 	if start > 0 {
 		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, len(b)-1, len(b)))
 		w.WriteHeader(http.StatusPartialContent)
+	}
+	if h.chunked {
+		w.(http.Flusher).Flush()
 	}
 	if cut, ok := h.truncate[path]; ok && cut < len(b)-start {
 		w.Write(b[start : start+cut])
@@ -117,10 +127,36 @@ func TestPull(t *testing.T) {
 			wantPart: true,
 		},
 		{
-			name:     "too short at the source",
-			serve:    func(h *fakeHub) { h.body["onnx/model.onnx"] = h.body["onnx/model.onnx"][:1000] },
-			wantErr:  "incomplete",
-			wantPart: true,
+			name:    "too short at the source",
+			serve:   func(h *fakeHub) { h.body["onnx/model.onnx"] = h.body["onnx/model.onnx"][:1000] },
+			wantErr: "not the pinned file: the server's file is 1000 bytes, the pinned one 1048624",
+		},
+		{
+			name: "too short at the source, length not sent",
+			serve: func(h *fakeHub) {
+				h.body["onnx/model.onnx"] = h.body["onnx/model.onnx"][:1000]
+				h.chunked = true
+			},
+			wantErr: "not the pinned file: the server's file ended at 1000 bytes, the pinned one has 1048624",
+		},
+		{
+			name:  "complete but wrong partial file",
+			serve: func(h *fakeHub) { h.body["onnx/model.onnx"] = h.body["onnx/model.onnx"][:1000] },
+			prepare: func(t *testing.T, dir string) {
+				writeFile(t, filepath.Join(dir, "model.onnx.part"), string(good["model.onnx"][:1000]))
+			},
+			wantErr: "the server's file is 1000 bytes",
+			wantRng: "bytes=1000-",
+		},
+		{
+			name:    "longer at the source",
+			serve:   func(h *fakeHub) { h.body["onnx/model.onnx"] = append(bytes.Clone(h.body["onnx/model.onnx"]), 'x') },
+			wantErr: "the server's file is 1048625 bytes, the pinned one 1048624",
+		},
+		{
+			name:    "missing at the source",
+			serve:   func(h *fakeHub) { delete(h.body, "onnx/model.onnx") },
+			wantErr: "download failed: GET",
 		},
 		{
 			name: "resumed download",
@@ -178,6 +214,9 @@ func TestPull(t *testing.T) {
 				if (err == nil) != tt.wantPart {
 					t.Errorf(".part left = %v, want %v", err == nil, tt.wantPart)
 				}
+				if tt.wantRng != "" && (len(h.ranges) == 0 || h.ranges[0] != tt.wantRng) {
+					t.Errorf("ranges = %v, want %s", h.ranges, tt.wantRng)
+				}
 				return
 			}
 			if err != nil {
@@ -222,6 +261,53 @@ func TestPullResumesAfterTruncation(t *testing.T) {
 	}
 	if err := verifyFile(filepath.Join(dir, "model.onnx"), m.Files[1]); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestPullRecoversFromWrongPart: a partial file that already holds all of
+// a wrong server file (so a resume gets 416) must not block later pulls.
+func TestPullRecoversFromWrongPart(t *testing.T) {
+	good := testFiles()
+	m := testManifest(good)
+	h, srv := newHub(t, good)
+	h.body["onnx/model.onnx"] = good["model.onnx"][:4096]
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "model.onnx.part"), string(good["model.onnx"][:4096]))
+	opts := PullOptions{BaseURL: srv.URL, Dir: dir, Manifest: &m, HTTPClient: srv.Client()}
+	err := Pull(context.Background(), opts)
+	if !errors.Is(err, ErrWrongFile) {
+		t.Fatalf("first pull: %v, want ErrWrongFile", err)
+	}
+	h.mu.Lock()
+	h.body["onnx/model.onnx"] = good["model.onnx"]
+	h.mu.Unlock()
+	if err := Pull(context.Background(), opts); err != nil {
+		t.Fatalf("second pull, with the right file served: %v", err)
+	}
+	requireComplete(t, m, dir)
+}
+
+// TestPullUnreachable: with no hub to reach, Pull says so (ErrDownload) and
+// leaves no empty model folder behind, nor the parents it created.
+func TestPullUnreachable(t *testing.T) {
+	m := testManifest(testFiles())
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close() // nothing listens there any more
+	root := t.TempDir()
+	dir := filepath.Join(root, "cache", "tmem", "models", "m")
+	err := Pull(context.Background(), PullOptions{BaseURL: url, Dir: dir, Manifest: &m})
+	if !errors.Is(err, ErrDownload) {
+		t.Fatalf("err = %v, want ErrDownload", err)
+	}
+	if msg := err.Error(); !strings.HasPrefix(msg, "pull config.json: download failed: ") || !strings.Contains(msg, url+"/owner/model/resolve/abc123/config.json") {
+		t.Errorf("err = %q does not say what failed", err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "cache")); !os.IsNotExist(err) {
+		t.Errorf("created folders left behind: %v", err)
+	}
+	if _, err := os.Stat(root); err != nil {
+		t.Errorf("a folder that existed before was removed: %v", err)
 	}
 }
 
@@ -288,14 +374,21 @@ func TestInfo(t *testing.T) {
 	}
 }
 
-func TestPinnedMatchesTokenizerFiles(t *testing.T) {
-	// The tokenizer files in testdata/tiny are byte copies of the upstream
-	// ones; config.json differs on purpose (it describes the tiny model).
+func TestPinnedMatchesCommittedFiles(t *testing.T) {
+	// testdata/pinned holds byte copies of the upstream files other than
+	// model.onnx; testdata/tiny shares the tokenizer files but has its own
+	// config.json (it describes the tiny model).
 	for _, f := range Pinned.Files {
-		if f.Name == "model.onnx" || f.Name == "config.json" {
+		if f.Name == "model.onnx" {
 			continue
 		}
 		t.Run(f.Name, func(t *testing.T) {
+			if err := verifyFile(filepath.Join(minilmtest.PinnedDir(), f.Name), f); err != nil {
+				t.Error(err)
+			}
+			if f.Name == "config.json" {
+				return
+			}
 			if err := verifyFile(filepath.Join(tinyDir, f.Name), f); err != nil {
 				t.Error(err)
 			}

@@ -1,7 +1,7 @@
 // Package minilmtest finds the test models of recall/minilm for tests and
-// benchmarks in any package: the committed tiny model and a MiniLM-shaped one
-// with random weights that is generated on demand and cached outside the
-// repository.
+// benchmarks in any package: the committed tiny model, the committed small
+// upstream files of the pinned model, and a MiniLM-shaped model with random
+// weights that is generated on demand and cached outside the repository.
 package minilmtest
 
 import (
@@ -27,6 +27,11 @@ func testdata() string {
 
 // TinyDir is the committed tiny random-weight model (hidden 32, 2 layers).
 func TinyDir() string { return filepath.Join(testdata(), "tiny") }
+
+// PinnedDir holds byte copies of the pinned upstream files other than
+// model.onnx (config.json and the tokenizer files), for tests that serve or
+// install the real model's small files.
+func PinnedDir() string { return filepath.Join(testdata(), "pinned") }
 
 // GenModel is the generator and independent reference script.
 func GenModel() string { return filepath.Join(testdata(), "genmodel.py") }

@@ -1,0 +1,90 @@
+package layout
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// checkBOM reports a file that starts with a UTF-8 byte order mark: tmem
+// reads past it, but other tools (YAML front-matter readers, shells, diff
+// viewers) may not.
+func checkBOM(path string, src []byte) []Finding {
+	if !bytes.HasPrefix(src, []byte(bom)) {
+		return nil
+	}
+	return []Finding{{Path: path, Line: 1, Severity: SevWarning,
+		Message: "file starts with a UTF-8 byte order mark (BOM): tmem reads past it, other tools may not; save it without one"}}
+}
+
+// tempFileRe matches the temp files WriteAtomic creates: ".<name>.tmp-<digits>".
+var tempFileRe = regexp.MustCompile(`^\..+\.tmp-[0-9]+$`)
+
+// checkTree walks the workspace without opening a file or following a
+// link (lstat only) and reports what reading the memory files cannot
+// show: entries that are not regular files (named pipes, devices,
+// sockets), links that lead outside the workspace or nowhere, and temp
+// files left behind by an interrupted write. Index folders are skipped:
+// they are rebuilt from the files.
+func (w *Workspace) checkTree() ([]Finding, error) {
+	root, err := filepath.EvalSymlinks(w.Root)
+	if err != nil {
+		return nil, fmt.Errorf("check workspace: %w", err)
+	}
+	var out []Finding
+	err = filepath.WalkDir(w.Root, func(p string, d fs.DirEntry, err error) error {
+		rel := w.Rel(p)
+		if err != nil {
+			out = append(out, Finding{Path: rel, Severity: SevError, Message: fmt.Sprintf("cannot list: %v", withoutPath(err))})
+			return nil
+		}
+		switch {
+		case p == w.Root:
+		case d.IsDir() && d.Name() == ".index":
+			return fs.SkipDir
+		case d.Type()&fs.ModeSymlink != 0:
+			out = append(out, checkLink(rel, p, root)...)
+		case !d.IsDir() && !d.Type().IsRegular():
+			out = append(out, Finding{Path: rel, Severity: SevError,
+				Message: fmt.Sprintf("%s, not a regular file: tmem never reads it; remove it", kindOf(d.Type()))})
+		case !d.IsDir() && tempFileRe.MatchString(d.Name()):
+			out = append(out, Finding{Path: rel, Severity: SevWarning,
+				Message: "temp file left by an interrupted write: delete it when no tmem command is running"})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// checkLink reports a symlink that leads outside the workspace or nowhere.
+func checkLink(rel, p, root string) []Finding {
+	to, _ := os.Readlink(p)
+	real, err := filepath.EvalSymlinks(p)
+	switch {
+	case err != nil:
+		return []Finding{{Path: rel, Severity: SevWarning, Message: fmt.Sprintf("symlink leads nowhere (to %s): remove it", to)}}
+	case real != root && !strings.HasPrefix(real, root+string(filepath.Separator)):
+		return []Finding{{Path: rel, Severity: SevError,
+			Message: fmt.Sprintf("symlink leads outside the workspace (to %s): tmem does not follow it; put the file itself here", real)}}
+	}
+	return nil
+}
+
+// kindOf names a file type that is not a regular file or a folder.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file"
+}

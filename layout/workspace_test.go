@@ -1,0 +1,52 @@
+package layout
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestOpen(t *testing.T) {
+	base := t.TempDir()
+	for _, d := range []string{"proj/.teammates/beacon", "plain/beacon", "named/.teammates"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(base, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		dir      string
+		wantRoot string // "" means refused
+		wantErr  string
+	}{
+		{"a folder holding .teammates", "proj", "proj/.teammates", ""},
+		{"the .teammates folder itself", "proj/.teammates", "proj/.teammates", ""},
+		{"a .teammates folder with nothing in it", "named/.teammates", "named/.teammates", ""},
+		{"a folder that is not a workspace", "plain", "", "plain: no .teammates workspace found (it is not a .teammates folder and holds none)"},
+		{"a teammate-looking folder inside it", "plain/beacon", "", "no .teammates workspace found"},
+		{"a file", "file", "", "no .teammates workspace found"},
+		{"a missing folder", "nope", "", "nope: no .teammates workspace found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, err := Open(filepath.Join(base, tt.dir))
+			if tt.wantRoot == "" {
+				if !errors.Is(err, ErrNoWorkspace) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Open = %v, %v; want ErrNoWorkspace with %q", ws, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := filepath.Join(base, tt.wantRoot); ws.Root != want {
+				t.Errorf("root %s, want %s", ws.Root, want)
+			}
+		})
+	}
+}

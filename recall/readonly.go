@@ -1,0 +1,122 @@
+package recall
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+// A workspace tmem cannot write to (a read-only checkout or mount, another
+// user's folder) can still be searched: its index is read as it is. Where
+// the lock file cannot even be created, the index is read without the lock,
+// and the reader checks instead that no sync touched it meanwhile, the way a
+// seqlock does: every sync creates the SYNCING marker before it changes
+// anything and replaces the manifest last (or removes the whole folder), so
+// an index with no marker when the reader starts and the same manifest file
+// when it is done was not written in between.
+
+// readOnly reports whether err means the workspace cannot be written.
+func readOnly(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
+}
+
+// errIndexMoved means a sync changed an index while it was read without
+// its lock; the search is tried again.
+var errIndexMoved = errors.New("the index changed while it was read")
+
+// unlockedTries is how often a search over unlocked scopes is tried before
+// it gives up on an index that keeps changing.
+const unlockedTries = 3
+
+// indexStamp identifies a scope's manifest file: any sync that changed the
+// index replaced it.
+type indexStamp struct {
+	size, mtime, ctime int64
+	ino                uint64
+}
+
+// stampIndex stamps a scope's index, failing when a sync is under way (or
+// died) or there is no index.
+func stampIndex(dir string) (indexStamp, error) {
+	if _, err := os.Lstat(filepath.Join(dir, syncingFile)); err == nil {
+		return indexStamp{}, errors.New("a sync is under way or did not finish")
+	}
+	fi, err := os.Stat(filepath.Join(dir, manifestFile))
+	if err != nil {
+		return indexStamp{}, err
+	}
+	ctime, ino := layout.StatID(fi)
+	return indexStamp{fi.Size(), fi.ModTime().UnixNano(), ctime, ino}, nil
+}
+
+// noteReadOnly says once per Index that the index is searched as it is.
+func (ix *Index) noteReadOnly(err error) {
+	if !ix.roWarned {
+		ix.roWarned = true
+		ix.warnf("recall: the workspace cannot be written (%v); searching the index as it is, without syncing", err)
+	}
+}
+
+// openUnlocked opens a scope for reading without its lock; lockErr says
+// why the lock could not be taken.
+func (ix *Index) openUnlocked(name string, lockErr error) (*scope, error) {
+	s := &scope{name: name, dir: ix.ws.IndexDir(name), unlocked: true}
+	fail := func(why string) (*scope, error) {
+		s.close()
+		return nil, fmt.Errorf("search %s: %s, and the workspace cannot be written to rebuild it (%v); run 'tmem index' where it can", s.label(), why, lockErr)
+	}
+	seen, err := stampIndex(s.dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fail("there is no index")
+	case err != nil:
+		return fail("the index cannot be read: " + err.Error())
+	}
+	if ok, why := ix.loadManifest(s, true); !ok {
+		if why == "" {
+			why = "no manifest"
+		}
+		return fail("the index cannot be used as it is (" + why + ")")
+	}
+	if err := ix.openForRead(s); err != nil {
+		return fail("the index cannot be opened: " + err.Error())
+	}
+	s.seen = seen
+	return s, nil
+}
+
+// checkUnlocked fails with errIndexMoved when a scope read without its
+// lock was synced while it was read.
+func checkUnlocked(scopes []*scope) error {
+	for _, s := range scopes {
+		if !s.unlocked {
+			continue
+		}
+		if now, err := stampIndex(s.dir); err != nil || now != s.seen {
+			return fmt.Errorf("search %s: %w", s.label(), errIndexMoved)
+		}
+	}
+	return nil
+}
+
+// readAsIs makes a locked scope whose sync failed because the workspace
+// cannot be written searchable as it is. The failed sync wrote nothing: its
+// first write (the marker, or the removal of the folder) is what failed.
+func (ix *Index) readAsIs(s *scope, syncErr error) (*scope, error) {
+	ix.noteReadOnly(syncErr)
+	s.closeBleve()
+	if ok, why := ix.loadManifest(s, true); !ok {
+		s.close()
+		return nil, fmt.Errorf("search %s: the index cannot be used as it is (%s), and the workspace cannot be written to rebuild it: %w", s.label(), why, syncErr)
+	}
+	if err := ix.openForRead(s); err != nil {
+		s.close()
+		return nil, fmt.Errorf("open index of %s: %w", s.label(), err)
+	}
+	return s, nil
+}

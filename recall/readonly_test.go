@@ -1,0 +1,123 @@
+package recall
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestUnlockedRead: an index read without its lock (a workspace tmem cannot
+// write) is searchable, and a sync that touches it meanwhile is noticed.
+func TestUnlockedRead(t *testing.T) {
+	lockErr := &os.PathError{Op: "mkdir", Path: ".tmp/locks", Err: syscall.EROFS}
+	tests := []struct {
+		name    string
+		between func(t *testing.T, ix *Index) // runs after the open, before the check
+		before  func(t *testing.T, ix *Index) // runs before the open
+		wantErr string                        // from openUnlocked
+		moved   bool                          // checkUnlocked reports errIndexMoved
+	}{
+		{name: "an index nobody writes"},
+		{
+			name: "a sync that changed the index meanwhile",
+			between: func(t *testing.T, ix *Index) {
+				writeTo(t, ix, "beacon/memory/project_new.md", "---\nname: New\ntype: project\n---\nA new memory.\n")
+				syncAll(t, ix)
+			},
+			moved: true,
+		},
+		{
+			name:    "a sync under way",
+			before:  func(t *testing.T, ix *Index) { writeTo(t, ix, "beacon/.index/"+syncingFile, "") },
+			wantErr: "a sync is under way or did not finish, and the workspace cannot be written",
+		},
+		{
+			name: "a sync under way when the read ends",
+			between: func(t *testing.T, ix *Index) {
+				writeTo(t, ix, "beacon/.index/"+syncingFile, "")
+			},
+			moved: true,
+		},
+		{
+			name:    "no index",
+			before:  func(t *testing.T, ix *Index) { os.RemoveAll(ix.ws.IndexDir("beacon")) },
+			wantErr: "search beacon: there is no index, and the workspace cannot be written to rebuild it (mkdir .tmp/locks: read-only file system); run 'tmem index' where it can",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := newWorkspace(t, "ws")
+			ix, _ := openIndex(t, ws, Options{})
+			syncAll(t, ix)
+			if tt.before != nil {
+				tt.before(t, ix)
+			}
+			s, err := ix.openUnlocked("beacon", lockErr)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			hits, err := ix.searchScopes(context.Background(), []*scope{s}, Query{Text: "bulk lookup"}, 5, ModeBM25)
+			// bleve holds a shared lock on its files while open: a writer
+			// in this process would wait for it.
+			s.close()
+			if err != nil || len(hits) == 0 || hits[0].Path != "beacon/memory/project_bulk_lookup.md" {
+				t.Fatalf("hits %v, err %v", paths(hits), err)
+			}
+			if tt.between != nil {
+				tt.between(t, ix)
+			}
+			err = checkUnlocked([]*scope{s})
+			if errors.Is(err, errIndexMoved) != tt.moved {
+				t.Fatalf("checkUnlocked = %v, want moved %v", err, tt.moved)
+			}
+		})
+	}
+}
+
+func TestReadOnlyErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"permission", &os.PathError{Op: "open", Path: "x", Err: syscall.EACCES}, true},
+		{"read-only file system", &os.PathError{Op: "mkdir", Path: "x", Err: syscall.EROFS}, true},
+		{"not a folder", &os.PathError{Op: "mkdir", Path: "x", Err: syscall.ENOTDIR}, false},
+		{"missing", os.ErrNotExist, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := readOnly(tt.err); got != tt.want {
+				t.Errorf("readOnly(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+func writeTo(t *testing.T, ix *Index, rel, content string) {
+	t.Helper()
+	p := filepath.Join(ix.ws.Root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func syncAll(t *testing.T, ix *Index) {
+	t.Helper()
+	if _, err := ix.Sync(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+}
