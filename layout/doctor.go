@@ -32,8 +32,8 @@ func (f Finding) String() string {
 
 // Check reads every memory file of the workspace and reports what is
 // wrong: frontmatter that does not parse, unknown or missing types,
-// misnamed files, empty files, invalid UTF-8, oversized files. It never
-// stops at the first bad file.
+// misnamed files, empty files, invalid UTF-8, oversized files, secrets.
+// It never stops at the first bad file.
 func (w *Workspace) Check() ([]Finding, error) {
 	mates, err := w.Teammates()
 	if err != nil {
@@ -75,6 +75,7 @@ func (w *Workspace) checkFile(f File) []Finding {
 	if len(strings.TrimSpace(string(src))) == 0 {
 		return append(out, add(0, SevWarning, "empty file"))
 	}
+	out = append(out, secretFindings(f.Path, src)...)
 	d, err := Parse(f.Path, src)
 	if err != nil {
 		var pe *ParseError
