@@ -1,6 +1,7 @@
 package context
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -151,7 +152,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		prefix: filepath.Base(ws.Root) + "/",
 		man: &Manifest{
 			Teammate: mate.Name, Now: now.Format(time.RFC3339), TimeZone: zoneName(now),
-			Tokenizer: tok.Name(), Notes: []string{}, Dailies: []DailyEntry{},
+			Tokenizer: tok.Name(), Notes: []string{}, Dailies: []DailyEntry{}, Redactions: []Redaction{},
 		},
 	}
 	b.man.Budget = Budget{Total: budget, DailyShare: DailyShare(budget), RecallMin: budget - DailyShare(budget)}
@@ -213,6 +214,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		doc.WriteString(s.text)
 		m.Sections = append(m.Sections, s.Section)
 	}
+	b.noteRedactions()
 	bu := &m.Budget
 	bu.Used = bu.DailiesUsed + bu.RecallUsed
 	if bu.Used > bu.Total {
@@ -268,7 +270,9 @@ func (b *builder) fileSection(name, file, heading string) (section, error) {
 		s.Note = "file does not parse"
 		return s, nil
 	}
-	body := strings.TrimSpace(string(d.Body))
+	lead := len(d.Body) - len(bytes.TrimLeft(d.Body, " \t\r\n"))
+	body, rs := redact(name, rel, d.BodyLine+bytes.Count(d.Body[:lead], []byte("\n")), strings.TrimSpace(string(d.Body)))
+	b.man.Redactions = append(b.man.Redactions, rs...)
 	if body == "" {
 		body = "_" + b.show(rel) + " is empty._"
 	}
@@ -306,7 +310,9 @@ func (b *builder) rosterSection() (section, error) {
 			l += " (you)"
 		}
 		if t.Role != "" {
-			l += " — " + t.Role
+			role, rs := redact(SectionRoster, t.Name+"/SOUL.md", 0, t.Role)
+			b.man.Redactions = append(b.man.Redactions, rs...)
+			l += " — " + role
 		}
 		lines = append(lines, l)
 		sources = append(sources, t.Name+"/SOUL.md")
@@ -326,7 +332,9 @@ func (b *builder) templateSection(name, file, heading string) (section, error) {
 	if _, err := os.Stat(filepath.Join(b.ws.TemplatesDir(), file)); err == nil {
 		src = b.ws.Rel(filepath.Join(b.ws.TemplatesDir(), file))
 	}
-	return newSection(name, heading, string(out), src), nil
+	text, rs := redact(name, src, 1, string(out))
+	b.man.Redactions = append(b.man.Redactions, rs...)
+	return newSection(name, heading, text, src), nil
 }
 
 // nowSection states the date, time and zone.
