@@ -40,13 +40,13 @@ func set(words ...string) map[string]bool {
 func assignmentAt(s *scan, i int, _ string) (match, bool) {
 	t := s.text
 	ns, ne := i, i
-	for ns > 0 && nameByte(t[ns-1]) {
+	for ns > 0 && nameByte(t[ns-1]) && i-ns <= maxName {
 		ns--
 	}
-	for ne < len(t) && nameByte(t[ne]) {
+	for ne < len(t) && nameByte(t[ne]) && ne-ns <= maxName {
 		ne++
 	}
-	if s.named[ns] {
+	if ne-ns > maxName || s.named[ns] {
 		return match{}, false
 	}
 	s.named[ns] = true
@@ -70,6 +70,13 @@ func assignmentAt(s *scan, i int, _ string) (match, bool) {
 	}
 	return match{start: vs, end: ve, as: as}, true
 }
+
+// maxName and maxValue bound what the assignment rule reads, so that
+// text built of endless names or unclosed quotes scans in linear time.
+const (
+	maxName  = 64
+	maxValue = 1024
+)
 
 func nameByte(c byte) bool { return alnum(c) || c == '_' || c == '-' || c == '.' }
 
@@ -157,13 +164,14 @@ func valueAfter(t string, i int) (start, end int, ok bool) {
 func readValue(t string, i int) (start, end int) {
 	if i < len(t) && strings.IndexByte("\"'`", t[i]) >= 0 {
 		q := t[i]
-		if n := strings.IndexAny(t[i+1:], string(q)+"\n"); n >= 0 && t[i+1+n] == q {
+		window := t[i+1 : min(len(t), i+2+maxValue)]
+		if n := strings.IndexAny(window, string(q)+"\n"); n >= 0 && window[n] == q {
 			return i + 1, i + 1 + n
 		}
 		i++
 	}
 	end = i
-	for end < len(t) && strings.IndexByte(" \t\r\n\"'`,;&", t[end]) < 0 {
+	for end < len(t) && end-i <= maxValue && strings.IndexByte(" \t\r\n\"'`,;&", t[end]) < 0 {
 		end++
 	}
 	for end > i && strings.IndexByte(".)]}>*", t[end-1]) >= 0 {

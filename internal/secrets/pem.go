@@ -17,9 +17,12 @@ func privateKeyAt(s *scan, i int, _ string) (match, bool) {
 	if !ok || !strings.Contains(label, "PRIVATE KEY") {
 		return match{}, false
 	}
+	// The block ends at the next run of dashes: an END line, or another
+	// header, in which case this one has no END. Stopping there keeps a
+	// text of many headers linear.
 	end := -1
 	window := t[hdrEnd:min(len(t), hdrEnd+maxKeyBlock)]
-	if j := strings.Index(window, "-----END "); j >= 0 {
+	if j := strings.Index(window, "-----"); j >= 0 && strings.HasPrefix(window[j:], "-----END ") {
 		if _, e, ok := pemLabel(t, hdrEnd+j+len("-----END ")); ok {
 			end = e
 			if keyBody(t[hdrEnd:hdrEnd+j]) < 40 {
@@ -73,35 +76,45 @@ func keyBody(body string) int {
 }
 
 // bodyLines reads the key body after a header ending at i with no END
-// line: the rest of the header's line if it continues with escaped lines,
-// then every following line of base64 or "Name: value" headers. It
-// returns where the body ends and how many base64 characters it holds.
+// line: escaped lines ("\n…") on the header's own line, or else every
+// following line of base64 or "Name: value" headers. It returns where the
+// body ends and how many base64 characters it holds. Anything else right
+// after the header means no body.
 func bodyLines(t string, i int) (end, n int) {
-	end = i
-	for line := 0; end < len(t); line++ {
-		nl := strings.IndexByte(t[end:], '\n')
-		stop := len(t)
-		if nl >= 0 {
-			stop = end + nl
-		}
-		l := strings.TrimLeft(t[end:stop], " \t>")
-		l = strings.TrimRight(l, " \t\r\"',")
-		switch {
-		case line == 0 && l == "":
-		case keyLine(l):
-			n += keyBody(l)
-		default:
-			if line == 0 {
-				return i, 0
+	rest := t[i:min(len(t), i+maxKeyBlock)]
+	if strings.HasPrefix(rest, `\n`) {
+		j := 0
+		for j < len(rest) && (base64Byte(rest[j]) || strings.HasPrefix(rest[j:], `\n`)) {
+			if rest[j] == '\\' {
+				j++
 			}
-			return trimEnd(t, end), n
+			j++
 		}
-		if nl < 0 {
-			return len(t), n
+		for strings.HasSuffix(rest[:j], `\n`) {
+			j -= 2
 		}
-		end = stop + 1
+		return i + j, keyBody(rest[:j])
 	}
-	return trimEnd(t, end), n
+	nl := skip(rest, 0, " \t\r")
+	if nl == len(rest) || rest[nl] != '\n' {
+		return i, 0
+	}
+	at := nl + 1
+	for at < len(rest) {
+		stop := strings.IndexByte(rest[at:], '\n')
+		if stop < 0 {
+			stop = len(rest)
+		} else {
+			stop += at
+		}
+		l := strings.TrimRight(strings.TrimLeft(rest[at:stop], " \t>"), " \t\r\"',")
+		if !keyLine(l) {
+			break
+		}
+		n += keyBody(l)
+		at = stop + 1
+	}
+	return i + trimEnd(rest, min(at, len(rest))), n
 }
 
 // keyLine reports a line of key material or of a PEM header.
@@ -109,19 +122,15 @@ func keyLine(l string) bool {
 	if l == "" {
 		return false
 	}
-	if c := strings.Index(l, ": "); c > 0 && !strings.ContainsAny(l[:c], " \t") {
-		return true // Proc-Type: 4,ENCRYPTED
+	i := 0
+	for i < len(l) && base64Byte(l[i]) {
+		i++
 	}
-	for i := 0; i < len(l); i++ {
-		if l[i] == '\\' && i+1 < len(l) && l[i+1] == 'n' {
-			i++
-			continue
-		}
-		if !base64Byte(l[i]) {
-			return false
-		}
+	if i == len(l) {
+		return true
 	}
-	return true
+	c := strings.Index(l[:min(len(l), 64)], ": ")
+	return c > 0 && !strings.ContainsAny(l[:c], " \t") // Proc-Type: 4,ENCRYPTED
 }
 
 // trimEnd backs off the line break and blanks before i.
