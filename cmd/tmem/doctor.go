@@ -16,7 +16,8 @@ func newDoctorCmd(f *factory) *cobra.Command {
 		Long: `Read every memory file and report, one per line as path:line: severity:
 message, frontmatter that does not parse, unknown memory types, misnamed
 files (a daily whose title differs from its file name, a weekly for a week
-that does not exist), empty files, invalid UTF-8 and oversized files.
+that does not exist), empty files, invalid UTF-8, oversized files and
+secrets (private keys, tokens, passwords) that must not be in memory.
 It also says whether an embedding model is installed (without one, recall
 is BM25-only; that is an info line, not a finding). Exit 0 when clean, 1
 with findings.`,
