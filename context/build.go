@@ -1,6 +1,7 @@
 package context
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -160,7 +161,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		prefix: filepath.Base(ws.Root) + "/",
 		man: &Manifest{
 			Teammate: mate.Name, Now: now.Format(time.RFC3339), TimeZone: zoneName(now),
-			Tokenizer: tok.Name(), Notes: []string{}, Dailies: []DailyEntry{},
+			Tokenizer: tok.Name(), Notes: []string{}, Dailies: []DailyEntry{}, Redactions: []Redaction{},
 		},
 	}
 	b.man.Budget = Budget{Total: budget, DailyShare: DailyShare(budget), RecallMin: budget - DailyShare(budget)}
@@ -219,6 +220,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		doc.WriteString(s.text)
 		m.Sections = append(m.Sections, s.Section)
 	}
+	b.noteRedactions()
 	bu := &m.Budget
 	bu.Used = bu.DailiesUsed + bu.RecallUsed
 	if bu.Used > bu.Total {
@@ -300,7 +302,9 @@ func (b *builder) fileSection(name, file, heading string) (section, error) {
 		s.Note = "file left out: " + why
 		return s, nil
 	}
-	body := strings.TrimSpace(string(d.Body))
+	lead := len(d.Body) - len(bytes.TrimLeft(d.Body, " \t\r\n"))
+	body, rs := redact(name, rel, d.BodyLine+bytes.Count(d.Body[:lead], []byte("\n")), strings.TrimSpace(string(d.Body)))
+	b.man.Redactions = append(b.man.Redactions, rs...)
 	if body == "" {
 		body = "_" + b.show(rel) + " is empty._"
 	}
@@ -347,7 +351,9 @@ func (b *builder) rosterSection() (section, error) {
 			l += " (you)"
 		}
 		if t.Role != "" {
-			l += " — " + t.Role
+			role, rs := redact(SectionRoster, t.Name+"/SOUL.md", 0, t.Role)
+			b.man.Redactions = append(b.man.Redactions, rs...)
+			l += " — " + role
 		}
 		lines = append(lines, l)
 		sources = append(sources, t.Name+"/SOUL.md")
@@ -372,7 +378,9 @@ func (b *builder) templateSection(name, file, heading string) (section, error) {
 	if out, err = templates.Render("", file, vars); err != nil {
 		return section{}, fmt.Errorf("build context: %w", err)
 	}
-	return newSection(name, heading, string(out), src), nil
+	text, rs := redact(name, src, 1, string(out))
+	b.man.Redactions = append(b.man.Redactions, rs...)
+	return newSection(name, heading, text, src), nil
 }
 
 // nowSection states the date, time and zone.

@@ -13,10 +13,11 @@ type dayLog struct {
 	rel     string
 	date    string
 	today   bool
-	header  block   // "## Friday 2026-11-20 (today) — path\n\n"
-	entries []block // rendered `##` entries, in file order
-	meta    []layout.Entry
-	keep    []bool // entries[i] goes into the section
+	header  block          // "## Friday 2026-11-20 (today) — path\n\n"
+	entries []block        // rendered `##` entries, in file order
+	meta    []layout.Entry // headings and texts redacted
+	keep    []bool         // entries[i] goes into the section
+	hidden  [][]Redaction  // the secrets redacted from entries[i]
 }
 
 const dailiesHeading = "Recent daily logs"
@@ -52,7 +53,11 @@ func (b *builder) dayLog(f layout.File, d *layout.Doc, today bool) dayLog {
 	}
 	h += " — " + b.prefix + f.Path + "\n\n"
 	l.header = block{h, b.tok.Count(h)}
-	for _, e := range d.Entries {
+	for i, e := range d.Entries {
+		var hs, ts []Redaction
+		e.Heading, hs = redact(SectionDailies, f.Path, e.Start, e.Heading)
+		e.Text, ts = redact(SectionDailies, f.Path, e.End-strings.Count(e.Text, "\n"), e.Text)
+		l.meta[i], l.hidden = e, append(l.hidden, append(hs, ts...))
 		var t string
 		switch {
 		case e.Heading == "":
@@ -156,6 +161,9 @@ func (b *builder) dailySection() section {
 			}
 			if de.Decision == Included && ei == firstKept(l.keep) {
 				de.Tokens += l.header.tokens
+			}
+			if de.Decision == Included {
+				b.man.Redactions = append(b.man.Redactions, l.hidden[ei]...)
 			}
 			b.man.Dailies = append(b.man.Dailies, de)
 		}

@@ -52,4 +52,12 @@
 //
 // Only today's log can push the stack over budget; the manifest then says
 // so and by how much.
+//
+// # Secrets
+//
+// Secrets in what the stack shows from files (SOUL.md, GOALS.md,
+// WISDOM.md, daily entries, recalled memories, roles in the roster,
+// template overrides) appear as "[REDACTED:kind]", counted as shown; the
+// manifest lists each one in Redactions and adds a note. The task is the
+// caller's own text and goes in verbatim.
 package context

@@ -15,7 +15,10 @@ type Manifest struct {
 	Sections []Section    `json:"sections"`
 	Dailies  []DailyEntry `json:"dailies"`
 	Recall   RecallReport `json:"recall"`
-	Notes    []string     `json:"notes"`
+	// Redactions are the secrets the stack shows as "[REDACTED:kind]",
+	// in the order they were found.
+	Redactions []Redaction `json:"redactions"`
+	Notes      []string    `json:"notes"`
 	// TotalTokens counts the whole document, fixed sections included.
 	TotalTokens int `json:"total_tokens"`
 }

@@ -74,7 +74,10 @@ func (b *builder) recallSection(ctx context.Context, opts Options) (section, err
 	used := b.tok.Count(head)
 	items := make([]RecallItem, len(hits))
 	blocks := make([]block, len(hits))
+	hidden := make([][]Redaction, len(hits))
 	for i, h := range hits {
+		h, hidden[i] = redactHit(h)
+		hits[i] = h
 		it := RecallItem{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Teammate: h.Teammate,
 			Kind: h.Kind, Type: h.Type, Name: h.Name, Date: h.Date, Heading: h.Heading,
 			Score: h.Score, BM25: h.BM25, Vector: h.Vector, Passes: h.Reason}
@@ -107,9 +110,10 @@ func (b *builder) recallSection(ctx context.Context, opts Options) (section, err
 		n = b.tok.Count(text)
 	}
 	var sources []string
-	for _, it := range items {
+	for i, it := range items {
 		if it.Decision == Included {
 			sources = append(sources, fmt.Sprintf("%s:%d-%d", it.Path, it.StartLine, it.EndLine))
+			b.man.Redactions = append(b.man.Redactions, hidden[i]...)
 		}
 	}
 	rep.Items = items
@@ -118,6 +122,25 @@ func (b *builder) recallSection(ctx context.Context, opts Options) (section, err
 		Section: Section{Name: SectionRecall, Heading: recallHeading, Tokens: n, InBudget: true, Sources: sources},
 		text:    text,
 	}, nil
+}
+
+// redactHit hides the secrets in what a hit shows: those recall already
+// redacted (listed in h.Redacted) and any a Recaller left in. Each is
+// located at the hit's first line.
+func redactHit(h recall.Hit) (recall.Hit, []Redaction) {
+	var rs []Redaction
+	for _, rule := range h.Redacted {
+		rs = append(rs, Redaction{Path: h.Path, Rule: rule})
+	}
+	for _, s := range []*string{&h.Name, &h.Heading, &h.Text} {
+		var more []Redaction
+		*s, more = redact(SectionRecall, h.Path, 0, *s)
+		rs = append(rs, more...)
+	}
+	for i := range rs {
+		rs[i].Section, rs[i].Line = SectionRecall, h.StartLine
+	}
+	return h, rs
 }
 
 // alreadyIn says why hit h is already in the stack, or "".

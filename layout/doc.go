@@ -6,7 +6,10 @@
 // title and `##` entries with line ranges). They leave through WriteFile,
 // AppendDaily and WriteMemory, which write atomically (temp file, fsync,
 // rename, fsync of the folder), take the teammate's advisory lock and refuse
-// any path that would leave the workspace.
+// any path that would leave the workspace. AppendDaily and WriteMemory also
+// refuse text that looks like it holds a secret (CheckSecrets, a
+// *SecretError) unless told AllowSecrets; Check reports secrets already in
+// the files.
 //
 // Library code here never reads the clock: callers pass the time in.
 package layout

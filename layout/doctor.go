@@ -33,9 +33,9 @@ func (f Finding) String() string {
 // Check reads every memory file of the workspace and reports what is
 // wrong: frontmatter that does not parse, unknown or missing types,
 // misnamed files, empty files, invalid UTF-8, byte order marks, oversized
-// files. It never stops at the first bad file. It also walks the folders
-// (see checkTree) for files that are not regular, links that lead outside
-// and temp files left behind.
+// files, secrets. It never stops at the first bad file. It also walks the
+// folders (see checkTree) for files that are not regular, links that lead
+// outside and temp files left behind.
 func (w *Workspace) Check() ([]Finding, error) {
 	mates, err := w.Teammates()
 	if err != nil {
@@ -79,6 +79,7 @@ func (w *Workspace) checkFile(f File) []Finding {
 		return append(out, add(0, SevWarning, "empty file"))
 	}
 	out = append(out, checkBOM(f.Path, src)...)
+	out = append(out, secretFindings(f.Path, src)...)
 	d, err := Parse(f.Path, src)
 	if err != nil {
 		var pe *ParseError

@@ -198,14 +198,18 @@ func (w *Workspace) lockFile(file string) (*flock.Flock, error) {
 // teammate's lock across read, append and atomic rewrite, so concurrent
 // appends from several processes all land, whole and in order. Headings of
 // level 1 or 2 inside text are demoted to level 3, so the entry stays one
-// entry.
-func (w *Workspace) AppendDaily(ctx context.Context, name string, day time.Time, heading, text string) (string, error) {
+// entry. Text that looks like it holds a secret is refused with a
+// *SecretError unless opts include AllowSecrets.
+func (w *Workspace) AppendDaily(ctx context.Context, name string, day time.Time, heading, text string, opts ...WriteOption) (string, error) {
 	if err := ValidateName(name); err != nil {
 		return "", err
 	}
 	heading = strings.Join(strings.Fields(heading), " ")
 	if heading == "" {
 		return "", errors.New("entry heading is empty")
+	}
+	if err := checkSecrets(opts, field{"heading", heading, false}, field{"entry", text, true}); err != nil {
+		return "", err
 	}
 	body := strings.TrimSpace(demoteHeadings(text))
 	if err := checkText("entry", []byte(body)); err != nil {
@@ -320,8 +324,10 @@ type Memory struct {
 }
 
 // WriteMemory writes memory/<type>_<topic>.md for the teammate, under its
-// lock, and returns the workspace-relative path.
-func (w *Workspace) WriteMemory(ctx context.Context, name string, m Memory, mode Mode) (string, error) {
+// lock, and returns the workspace-relative path. A topic, name,
+// description or body that looks like it holds a secret is refused with a
+// *SecretError unless opts include AllowSecrets.
+func (w *Workspace) WriteMemory(ctx context.Context, name string, m Memory, mode Mode, opts ...WriteOption) (string, error) {
 	if err := ValidateName(name); err != nil {
 		return "", err
 	}
@@ -337,6 +343,11 @@ func (w *Workspace) WriteMemory(ctx context.Context, name string, m Memory, mode
 	}
 	body := strings.TrimSpace(m.Body)
 	if err := checkText("memory body", []byte(body)); err != nil {
+		return "", err
+	}
+	err = checkSecrets(opts, field{"topic", m.Topic, false}, field{"name", m.Name, false},
+		field{"description", m.Description, false}, field{"memory body", m.Body, true})
+	if err != nil {
 		return "", err
 	}
 	rel := TypedPath(name, m.Type, slug)

@@ -46,6 +46,9 @@ type Hit struct {
 	Vector    float64  `json:"vector"`
 	Reason    []string `json:"reason"` // which passes put it there: bm25, vector, recency, boost
 	Text      string   `json:"text"`
+	// Redacted lists the rules of the secrets that Text, Name and Heading
+	// show as "[REDACTED:kind]" (see tmem doctor for where they are).
+	Redacted []string `json:"redacted,omitempty"`
 }
 
 // Clock is injected so that "older than 7 days" is testable.

@@ -11,8 +11,9 @@
 //
 // Data leaves as []Hit from Index.Search: BM25 and vector results fused,
 // boosted by kind, one hit per file, and the most recent weekly summaries
-// always included. SOUL.md and GOALS.md are never indexed; the context
-// builder injects them whole.
+// always included. Secrets in a hit's text, name and heading are replaced
+// by "[REDACTED:kind]" and their rules listed in Hit.Redacted. SOUL.md and
+// GOALS.md are never indexed; the context builder injects them whole.
 //
 // Every index lives in a scope folder (<teammate>/.index/, and .index/ for
 // the shared scope) that can be deleted at any time: it is rebuilt from

@@ -259,6 +259,7 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 			Score: x.score, BM25: x.bm25, Vector: x.vector, Reason: x.reason, Text: c.Text,
 		})
 	}
+	redactHits(hits)
 	return hits, nil
 }
 

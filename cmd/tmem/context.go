@@ -27,6 +27,7 @@ func newContextCmd(f *factory) *cobra.Command {
 GOALS.md, WISDOM.md, memories recalled with the task text, recent daily
 logs, session state, roster, memory update instructions, output protocol,
 current date and time, and the task. With "-" the task is read from stdin.
+Secrets found in the files are shown as [REDACTED:kind].
 
 Recalled memories and daily logs share the memory budget (--budget tokens,
 counted exactly with --tokenizer). Daily logs may use 3/4 of it: today's

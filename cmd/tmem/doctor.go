@@ -17,10 +17,11 @@ func newDoctorCmd(f *factory) *cobra.Command {
 		Long: `Read every memory file and report, one per line as path:line: severity:
 message, frontmatter that does not parse, unknown memory types, misnamed
 files (a daily whose title differs from its file name, a weekly for a week
-that does not exist), empty files, invalid UTF-8, byte order marks and
-oversized files; in .teammates/tmem.yaml, YAML that does not parse and
-unknown keys. Without opening them it also reports files that are not
-regular (named pipes, devices), symlinks that lead outside the workspace or
+that does not exist), empty files, invalid UTF-8, byte order marks,
+oversized files and secrets (private keys, tokens, passwords) that must not
+be in memory; in .teammates/tmem.yaml, YAML that does not parse and unknown
+keys. Without opening them it also reports files that are not regular
+(named pipes, devices), symlinks that lead outside the workspace or
 nowhere, and temp files an interrupted write left behind.
 It also says whether an embedding model is installed (without one, recall
 is BM25-only; that is an info line, not a finding). Exit 0 when clean, 1

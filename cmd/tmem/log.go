@@ -9,8 +9,9 @@ import (
 )
 
 type logOptions struct {
-	teammate string
-	heading  string
+	teammate    string
+	heading     string
+	allowSecret bool
 }
 
 func newLogCmd(f *factory) *cobra.Command {
@@ -21,7 +22,9 @@ func newLogCmd(f *factory) *cobra.Command {
 		Long: `Append a "## heading" entry to memory/YYYY-MM-DD.md for today (see --now),
 creating the file with its title. With "-" the text is read from stdin. The
 heading defaults to the first line of the text. Concurrent appends from
-several processes are serialised by a file lock and all land whole.`,
+several processes are serialised by a file lock and all land whole.
+Text that looks like it holds a secret (a private key, a cloud or forge
+token, a password) is refused unless --allow-secret.`,
 		Example: `  tmem log --teammate beacon --heading "Fixed flaky sync test" "Root cause: mtime granularity."
   git log -1 --format=%B | tmem log --teammate beacon -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -51,9 +54,9 @@ several processes are serialised by a file lock and all land whole.`,
 			if err != nil {
 				return err
 			}
-			rel, err := ws.AppendDaily(cmd.Context(), opts.teammate, now, heading, text)
+			rel, err := ws.AppendDaily(cmd.Context(), opts.teammate, now, heading, text, writeOptions(opts.allowSecret)...)
 			if err != nil {
-				return err
+				return secretHint(err)
 			}
 			if f.json {
 				return f.printJSON(map[string]string{"path": rel})
@@ -64,5 +67,6 @@ several processes are serialised by a file lock and all land whole.`,
 	}
 	cmd.Flags().StringVar(&opts.teammate, "teammate", "", "teammate whose log to append to")
 	cmd.Flags().StringVar(&opts.heading, "heading", "", "the entry's heading")
+	cmd.Flags().BoolVar(&opts.allowSecret, "allow-secret", false, "write the entry even if it looks like it holds a secret")
 	return cmd
 }

@@ -32,7 +32,7 @@ func newRecallCmd(f *factory) *cobra.Command {
 summaries, WISDOM.md sections, dailies older than the recent window, and the
 shared CROSS-TEAM.md. The index is synced with the files first unless
 --no-sync. Each hit is printed as a block headed path:start-end; --json prints
-an array of hits. Without an embedding model (see tmem model) the search is BM25 only.
+an array of hits. Secrets found in the files are shown as [REDACTED:kind]. Without an embedding model (see tmem model) the search is BM25 only.
 
 Ranking: BM25 and vector scores are fused, typed memories are boosted over
 episodic summaries, each file appears once (its best chunk, merged with

@@ -8,7 +8,7 @@ import (
 
 type rememberOptions struct {
 	teammate, typ, topic, name, description, mode string
-	force                                         bool
+	force, allowSecret                            bool
 }
 
 func newRememberCmd(f *factory) *cobra.Command {
@@ -20,7 +20,9 @@ func newRememberCmd(f *factory) *cobra.Command {
 user, feedback, project or reference; TOPIC is slugged into the file name
 ("Deploy pipeline" → deploy_pipeline). An existing memory is never replaced
 silently: --mode append adds the body to it, --mode overwrite (or --force)
-replaces its body and name, keeping any other frontmatter fields.`,
+replaces its body and name, keeping any other frontmatter fields. A topic,
+name, description or body that looks like it holds a secret is refused
+unless --allow-secret.`,
 		Example: `  tmem remember --teammate beacon --type feedback --topic "no mocks" \
     --name "No mocks in integration tests" \
     --description "Integration tests use real services" - < note.md`,
@@ -61,9 +63,9 @@ replaces its body and name, keeping any other frontmatter fields.`,
 			}
 			rel, err := ws.WriteMemory(cmd.Context(), opts.teammate, layout.Memory{
 				Type: opts.typ, Topic: opts.topic, Name: opts.name, Description: opts.description, Body: body,
-			}, mode)
+			}, mode, writeOptions(opts.allowSecret)...)
 			if err != nil {
-				return err
+				return secretHint(err)
 			}
 			if f.json {
 				return f.printJSON(map[string]string{"path": rel})
@@ -80,5 +82,6 @@ replaces its body and name, keeping any other frontmatter fields.`,
 	fl.StringVar(&opts.description, "description", "", "one-line description (frontmatter)")
 	fl.StringVar(&opts.mode, "mode", "create", "create, append or overwrite")
 	fl.BoolVar(&opts.force, "force", false, "replace an existing memory (same as --mode overwrite)")
+	fl.BoolVar(&opts.allowSecret, "allow-secret", false, "write the memory even if it looks like it holds a secret")
 	return cmd
 }
