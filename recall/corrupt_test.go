@@ -160,7 +160,7 @@ func TestCorruptIndex(t *testing.T) {
 		t.Fatalf("a fresh index answers differently on the second run:\n%s\nthen\n%s", want, got)
 	}
 	// Each trial damages a copy of the workspace with its fresh index.
-	template := t.TempDir()
+	template := filepath.Join(t.TempDir(), layout.DirName)
 	copyDir(t, ws.Root, template)
 	var files []string // relative to the workspace root
 	for _, dir := range []string{ws.IndexDir(""), ws.IndexDir("beacon")} {
@@ -183,7 +183,7 @@ func TestCorruptIndex(t *testing.T) {
 		resync := (i/2)%2 == 1
 		t.Run(fmt.Sprintf("%03d %s %s %s resync=%v", i, c.name, rel, op, resync), func(t *testing.T) {
 			t.Parallel()
-			root := t.TempDir()
+			root := filepath.Join(t.TempDir(), layout.DirName)
 			copyDir(t, template, root)
 			if resync {
 				resyncCopy(t, root)
