@@ -166,6 +166,9 @@ type Plan struct {
 	Proposals []Proposal `json:"proposals,omitempty"`
 	// Merges are WISDOM.md merges suggested because it is over budget.
 	Merges []MergeSuggestion `json:"merge_suggestions,omitempty"`
+	// Notes say what planning left out on purpose (a secret a summary
+	// would have quoted).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Unit is one step of a plan that succeeds or fails as a whole: its
@@ -280,6 +283,7 @@ func Run(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, erro
 	}
 	stop := plan(ctx, ws, &opts, names, res.Plan)
 	res.Kept = append(res.Kept, res.Plan.Kept...)
+	res.Notes = append(res.Notes, res.Plan.Notes...)
 	if !opts.DryRun {
 		if err := saveProposals(ws, res.Plan); err != nil {
 			return res, err

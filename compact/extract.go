@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tmemhq/tmem/internal/secrets"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -19,11 +20,25 @@ type fact struct {
 	source string   // "2026-03-09.md sha256:0123456789ab"
 }
 
-// factsOf returns the facts and lessons of a daily log. A heading that is
-// itself a statement ("## Lesson: never deploy on Fridays") is one fact
-// with its paragraphs as detail; under a heading that names a kind
-// ("### Lessons learned") every paragraph is a fact of its own.
+// factsOf returns the facts and lessons of a daily log, each secret in them
+// replaced by [REDACTED:kind] so that none reaches a memory's name, file
+// name or body.
 func factsOf(d dayFile, memRel string) []fact {
+	out := rawFacts(d, memRel)
+	for i := range out {
+		out[i].text, _ = secrets.Redact(out[i].text)
+		for k := range out[i].detail {
+			out[i].detail[k], _ = secrets.Redact(out[i].detail[k])
+		}
+	}
+	return out
+}
+
+// rawFacts are the facts and lessons of a daily log as written. A heading
+// that is itself a statement ("## Lesson: never deploy on Fridays") is one
+// fact with its paragraphs as detail; under a heading that names a kind
+// ("### Lessons learned") every paragraph is a fact of its own.
+func rawFacts(d dayFile, memRel string) []fact {
 	doc, err := layout.Parse(d.Path, d.Body)
 	if err != nil {
 		return nil
@@ -175,7 +190,7 @@ func (pl *planner) appendFact(ub *unit, rel string, f fact) error {
 // freshPath names a new memory after the first content words of its fact,
 // adding words, then a number, until the name is free.
 func (pl *planner) freshPath(f fact) (string, error) {
-	ws := topicWords(factText(f.text))
+	ws := topicWords(redactedMark.ReplaceAllString(factText(f.text), " "))
 	if len(ws) == 0 {
 		ws = []string{"note"}
 	}
@@ -218,6 +233,10 @@ func factText(line string) string {
 	s = markTag.ReplaceAllString(s, "")
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// redactedMark is how a redacted secret reads; its words never name a
+// file.
+var redactedMark = regexp.MustCompile(`\[REDACTED:[^\]]*\]`)
 
 var markTag = regexp.MustCompile(`(?i)(^|\s)#(decision|lesson)\b`)
 

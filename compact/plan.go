@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmemhq/tmem/internal/secrets"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -229,8 +230,20 @@ func (pl *planner) summarize(req Request) (string, error) {
 	} else if strings.TrimSpace(out) == "" {
 		return "", fmt.Errorf("%w: empty", ErrInvalidOutput)
 	}
+	out = pl.redact(req, out)
 	pl.answers[key] = out
 	return strings.TrimSpace(out) + "\n", nil
+}
+
+// redact replaces every secret a summary would quote by [REDACTED:kind]:
+// compaction moves a secret to the archive with its log, and never
+// spreads it to a summary or WISDOM.md.
+func (pl *planner) redact(req Request, out string) string {
+	red, found := secrets.Redact(out)
+	for _, f := range found {
+		pl.p.Notes = append(pl.p.Notes, fmt.Sprintf("%s %s: left out a secret (%s) the summary would have quoted", req.Kind, req.Unit, f.Rule))
+	}
+	return red
 }
 
 func isExtractive(s Summarizer) bool {

@@ -165,8 +165,11 @@ func TestOpenAIConformance(t *testing.T) {
 var backends = map[string]func(t *testing.T, mode string) Summarizer{
 	"command": func(_ *testing.T, m string) Summarizer {
 		timeout := 10 * time.Second
-		if m == "slow" || m == "fork" {
+		switch m {
+		case "slow":
 			timeout = 300 * time.Millisecond
+		case "fork": // long enough for a loaded machine to start the child
+			timeout = 2 * time.Second
 		}
 		return Command{Argv: []string{"fake-llm"}, Timeout: timeout, Env: []string{"FAKE_MODE=" + m}}
 	},
