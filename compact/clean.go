@@ -3,7 +3,6 @@ package compact
 import (
 	"context"
 	"fmt"
-	"os"
 	"path"
 	"time"
 
@@ -42,7 +41,7 @@ func cleanTeammate(ctx context.Context, ws *layout.Workspace, name string, now t
 	}
 	var out []string
 	for _, rel := range temps {
-		st, err := os.Lstat(ws.Abs(rel))
+		st, err := ws.Lstat(rel)
 		if err != nil || path.Dir(rel) == name && now.Sub(st.ModTime()) < tempAge {
 			continue
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tmemhq/tmem/templates"
 )
 
 // Command is a Summarizer that pipes the prompt to an external program
@@ -17,9 +19,9 @@ import (
 // killed whole on timeout or when its output goes over the cap.
 type Command struct {
 	Argv      []string
-	Timeout   time.Duration // per call; 0 means 2 minutes
-	Templates string        // folder of prompt template overrides; may be ""
-	Env       []string      // extra environment, KEY=VALUE; nil inherits
+	Timeout   time.Duration       // per call; 0 means 2 minutes
+	Templates templates.Overrides // the workspace's prompt template overrides; may be nil
+	Env       []string            // extra environment, KEY=VALUE; nil inherits
 }
 
 // OutputCap is the most a model may answer for a request: a few times its

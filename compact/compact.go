@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"sort"
 	"time"
 
@@ -379,7 +378,7 @@ func teammates(ws *layout.Workspace, want []string) ([]string, error) {
 // fileSum returns the hash of the workspace file rel, "" when it does not
 // exist.
 func fileSum(ws *layout.Workspace, rel string) (string, []byte, error) {
-	b, err := os.ReadFile(ws.Abs(rel))
+	b, err := ws.ReadFile(rel, layout.MaxArchiveSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil, nil
 	}

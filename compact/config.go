@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -80,7 +78,7 @@ func LoadConfig(ws *layout.Workspace) (Config, error) {
 	var file struct {
 		Compact Config `yaml:"compact"`
 	}
-	b, err := os.ReadFile(filepath.Join(ws.Root, ConfigFile))
+	b, err := ws.ReadFile(ConfigFile, layout.MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Config{}, nil
 	}
@@ -117,7 +115,7 @@ func (c Config) NewSummarizer(name string, ws *layout.Workspace, getenv func(str
 		if len(c.Command) == 0 {
 			return nil, fmt.Errorf("summarizer command: set compact.command in %s (e.g. [claude, -p])", ConfigFile)
 		}
-		return Command{Argv: c.Command, Timeout: timeout, Templates: ws.TemplatesDir()}, nil
+		return Command{Argv: c.Command, Timeout: timeout, Templates: ws.Templates()}, nil
 	case "openai":
 		o := c.OpenAI
 		if o.BaseURL == "" || o.Model == "" {
@@ -127,7 +125,7 @@ func (c Config) NewSummarizer(name string, ws *layout.Workspace, getenv func(str
 		if o.APIKeyEnv != "" {
 			key = getenv(o.APIKeyEnv)
 		}
-		return OpenAI{BaseURL: o.BaseURL, Model: o.Model, APIKey: key, Timeout: timeout, Templates: ws.TemplatesDir()}, nil
+		return OpenAI{BaseURL: o.BaseURL, Model: o.Model, APIKey: key, Timeout: timeout, Templates: ws.Templates()}, nil
 	}
 	return nil, fmt.Errorf("summarizer %q: want one of extractive, command, openai", name)
 }

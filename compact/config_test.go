@@ -48,10 +48,16 @@ func TestConfig(t *testing.T) {
 			got := o.Summarizer
 			switch s := got.(type) {
 			case Command:
-				s.Templates = ""
+				if s.Templates == nil {
+					t.Error("no template overrides")
+				}
+				s.Templates = nil
 				got = s
 			case OpenAI:
-				s.Templates = ""
+				if s.Templates == nil {
+					t.Error("no template overrides")
+				}
+				s.Templates = nil
 				got = s
 			}
 			if !reflect.DeepEqual(got, tt.want) {

@@ -2,7 +2,6 @@ package compact
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -74,7 +73,7 @@ func (pl *planner) completedWeeks() ([]*weekInfo, error) {
 	}
 	for _, f := range pl.filesOf(layout.KindDaily) {
 		if w := layout.WeekOf(f.Date); w.Before(cur) {
-			b, err := os.ReadFile(pl.ws.Abs(f.Path))
+			b, err := pl.ws.ReadFile(f.Path, layout.MaxFileSize)
 			if err == nil {
 				err = layout.CheckText(f.Path, b)
 			}

@@ -6,8 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
 	"strings"
 
 	"github.com/tmemhq/tmem/layout"
@@ -24,6 +23,8 @@ import (
 const (
 	journalPath = ".tmp/compact/journal.json"
 	donePath    = ".tmp/compact/journal.done"
+	// maxJournal bounds what is read of a journal: it holds whole files.
+	maxJournal = 1 << 30
 )
 
 type journal struct {
@@ -41,7 +42,7 @@ func (j *journal) tick() {
 
 // load returns the pending plan of an interrupted run, or nil.
 func (j *journal) load() (*Plan, error) {
-	b, err := os.ReadFile(j.ws.Abs(journalPath))
+	b, err := j.ws.ReadFile(journalPath, maxJournal)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -67,7 +68,7 @@ func (j *journal) load() (*Plan, error) {
 }
 
 func (j *journal) done() (map[string]bool, error) {
-	b, err := os.ReadFile(j.ws.Abs(donePath))
+	b, err := j.ws.ReadFile(donePath, maxJournal)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]bool{}, nil
 	}
@@ -101,20 +102,7 @@ func (j *journal) begin(p *Plan) error {
 }
 
 func (j *journal) markDone(id string) error {
-	abs := j.ws.Abs(donePath)
-	f, err := os.OpenFile(abs, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("compact journal: %w", err)
-	}
-	if _, err := f.WriteString(id + "\n"); err != nil {
-		f.Close()
-		return fmt.Errorf("compact journal: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("compact journal: %w", err)
-	}
-	if err := f.Close(); err != nil {
+	if err := j.ws.AppendFile(donePath, []byte(id+"\n")); err != nil {
 		return fmt.Errorf("compact journal: %w", err)
 	}
 	j.tick()
@@ -137,7 +125,7 @@ func (j *journal) apply(ctx context.Context, p *Plan, res *Result) error {
 	if err := j.remove(donePath); err != nil {
 		return err
 	}
-	_ = os.Remove(filepath.Dir(j.ws.Abs(journalPath)))
+	_ = j.ws.Remove(path.Dir(journalPath)) // only when empty: proposals may live there
 	return nil
 }
 
@@ -203,7 +191,7 @@ func (j *journal) applyUnit(ctx context.Context, u Unit, res *Result) error {
 
 // remove deletes a journal file durably; one that does not exist is fine.
 func (j *journal) remove(rel string) error {
-	if _, err := os.Lstat(j.ws.Abs(rel)); errors.Is(err, fs.ErrNotExist) {
+	if _, err := j.ws.Lstat(rel); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err := j.ws.Remove(rel); err != nil {
@@ -219,7 +207,7 @@ func (j *journal) archived(teammate string, d Delete) error {
 	if d.Archive == "" {
 		return nil
 	}
-	b, err := os.ReadFile(j.ws.Abs(d.Archive))
+	b, err := j.ws.ReadFile(d.Archive, layout.MaxArchiveSize)
 	if err != nil {
 		return fmt.Errorf("no archive copy: %w", err)
 	}
@@ -254,7 +242,7 @@ func DropJournal(ws *layout.Workspace) (bool, error) {
 	}
 	defer unlock()
 	j := journal{ws: ws}
-	if _, err := os.Lstat(ws.Abs(journalPath)); errors.Is(err, fs.ErrNotExist) {
+	if _, err := ws.Lstat(journalPath); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
 	if err := j.remove(journalPath); err != nil {

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/tmemhq/tmem/templates"
 )
 
 // OpenAI is a Summarizer that calls any OpenAI-compatible chat-completions
@@ -19,8 +21,8 @@ type OpenAI struct {
 	Model     string
 	APIKey    string // sent as a bearer token when not empty
 	Timeout   time.Duration
-	Templates string       // folder of prompt template overrides; may be ""
-	Client    *http.Client // nil means http.DefaultClient
+	Templates templates.Overrides // the workspace's prompt template overrides; may be nil
+	Client    *http.Client        // nil means http.DefaultClient
 }
 
 type chatMessage struct {

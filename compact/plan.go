@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -85,14 +84,14 @@ func (pl *planner) file(rel string) (*memFile, error) {
 		return mf, nil
 	}
 	mf := &memFile{Path: rel}
-	b, err := os.ReadFile(pl.ws.Abs(rel))
+	b, err := pl.ws.ReadFile(rel, layout.MaxArchiveSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return nil, err
 	default:
 		mf.Content, mf.Exists, mf.Last = b, true, sum(b)
-		if st, err := os.Stat(pl.ws.Abs(rel)); err == nil {
+		if st, err := pl.ws.Stat(rel); err == nil {
 			mf.ModTime = st.ModTime()
 		}
 	}

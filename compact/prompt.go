@@ -14,9 +14,9 @@ var promptTemplates = map[Kind]string{
 	KindWisdom:  "compact-wisdom.md",
 }
 
-// Prompt renders the LLM prompt for req from its template; templatesDir
-// (may be "") holds workspace overrides.
-func Prompt(templatesDir string, req Request) (string, error) {
+// Prompt renders the LLM prompt for req from its template; ov (may be
+// nil) reads the workspace's overrides.
+func Prompt(ov templates.Overrides, req Request) (string, error) {
 	name, ok := promptTemplates[req.Kind]
 	if !ok {
 		return "", fmt.Errorf("prompt: unknown kind %q", req.Kind)
@@ -29,7 +29,7 @@ func Prompt(templatesDir string, req Request) (string, error) {
 	if existing == "" {
 		existing = "(none)"
 	}
-	b, err := templates.Render(templatesDir, name, map[string]string{
+	b, err := templates.Render(ov, name, map[string]string{
 		"teammate": req.Teammate,
 		"unit":     req.Unit,
 		"period":   req.Period,

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -97,7 +96,7 @@ func loadHeld(ws *layout.Workspace) (map[string]held, error) {
 // Proposals lists the proposals kept in the workspace. One that cannot be
 // read is reported in the error; the others are still returned.
 func Proposals(ws *layout.Workspace) ([]Proposal, error) {
-	ents, err := os.ReadDir(ws.Abs(ProposalDir))
+	ents, err := ws.ReadDir(ProposalDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -124,7 +123,7 @@ func Proposals(ws *layout.Workspace) ([]Proposal, error) {
 
 func readProposal(ws *layout.Workspace, rel string) (Proposal, error) {
 	var p Proposal
-	b, err := os.ReadFile(ws.Abs(rel))
+	b, err := ws.ReadFile(rel, layout.MaxFileSize)
 	if err != nil {
 		return p, fmt.Errorf("read proposal %s: %w", rel, err)
 	}
@@ -143,7 +142,7 @@ func findProposal(ws *layout.Workspace, id string) (Proposal, error) {
 	if !strings.HasPrefix(id, ProposalDir+"/") {
 		rel = proposalFile(id)
 	}
-	if _, err := os.Stat(ws.Abs(rel)); err != nil {
+	if _, err := ws.Stat(rel); err != nil {
 		return Proposal{}, fmt.Errorf("no proposal %q (tmem compact --dry-run lists them)", id)
 	}
 	return readProposal(ws, rel)

@@ -182,7 +182,7 @@ func (pl *planner) readWisdom() (*wisdomDoc, error) {
 	}
 	content := mf.Content
 	if !mf.Exists {
-		if content, err = templates.Read(pl.ws.TemplatesDir(), templates.Wisdom); err != nil {
+		if content, err = templates.Read(pl.ws.Templates(), templates.Wisdom); err != nil {
 			return nil, err
 		}
 	}

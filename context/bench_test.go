@@ -89,7 +89,7 @@ func threeYears(b *testing.B, now time.Time) (*layout.Workspace, []recall.Hit) {
 func BenchmarkBuild(b *testing.B) {
 	now := time.Date(2027, 6, 15, 10, 0, 0, 0, time.UTC)
 	ws, hits := threeYears(b, now)
-	if _, err := templates.Read(ws.TemplatesDir(), templates.Instructions); err != nil {
+	if _, err := templates.Read(ws.Templates(), templates.Instructions); err != nil {
 		b.Fatal(err)
 	}
 	for _, bc := range []struct {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -264,12 +263,15 @@ func (b *builder) warn(msg string) {
 // layout.ParseLenient). A file that cannot be read or parsed is reported
 // (path:line: why) and left out: doc is nil and why says so in a few words.
 func (b *builder) readDoc(rel string) (doc *layout.Doc, why string, err error) {
-	src, err := os.ReadFile(b.ws.Abs(rel))
+	src, err := b.ws.ReadFile(rel, layout.MaxFileSize)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, "", err
 		}
 		b.warn(layout.ReadError(rel, err).Error() + "; left out of the stack")
+		if errors.Is(err, layout.ErrTooLarge) {
+			return nil, "it is over the size limit", nil
+		}
 		return nil, "it cannot be read", nil
 	}
 	d, problem, err := layout.ParseLenient(rel, src)
@@ -326,7 +328,7 @@ func (b *builder) sessionSection() section {
 		"can pick up where you stopped. It is scratch space and never committed: anything that " +
 		"should last belongs in your memory files."
 	s := newSection(SectionSession, "Session state", body, rel)
-	if _, err := os.Stat(abs); err != nil {
+	if _, err := b.ws.Stat(rel); err != nil {
 		if err := b.ws.CreateFile(rel, nil); err != nil && !errors.Is(err, layout.ErrExists) {
 			b.warn(fmt.Sprintf("%s: cannot create the session file: %v", rel, err))
 			s = newSection(SectionSession, "Session state", body+"\n\n_The file does not exist and tmem could not "+
@@ -366,16 +368,16 @@ func (b *builder) rosterSection() (section, error) {
 func (b *builder) templateSection(name, file, heading string) (section, error) {
 	vars := map[string]string{"name": b.mate.Name, "memory_dir": b.prefix + b.mate.Name + "/memory"}
 	src := "template:" + file
-	out, err := templates.Render(b.ws.TemplatesDir(), file, vars)
+	out, err := templates.Render(b.ws.Templates(), file, vars)
 	if err == nil {
-		if _, err := os.Stat(filepath.Join(b.ws.TemplatesDir(), file)); err == nil {
-			src = b.ws.Rel(filepath.Join(b.ws.TemplatesDir(), file))
+		if _, err := b.ws.Stat("templates/" + file); err == nil {
+			src = "templates/" + file
 		}
 		return newSection(name, heading, string(out), src), nil
 	}
 	// An override that cannot be read gives way to the built-in template.
-	b.warn(layout.ReadError(b.ws.Rel(filepath.Join(b.ws.TemplatesDir(), file)), err).Error() + "; the built-in template is used instead")
-	if out, err = templates.Render("", file, vars); err != nil {
+	b.warn(layout.ReadError("templates/"+file, err).Error() + "; the built-in template is used instead")
+	if out, err = templates.Render(nil, file, vars); err != nil {
 		return section{}, fmt.Errorf("build context: %w", err)
 	}
 	text, rs := redact(name, src, 1, string(out))

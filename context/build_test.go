@@ -551,7 +551,7 @@ func TestBuildOmissions(t *testing.T) {
 		{
 			name:     "today's log over the size limit is not reported as missing",
 			files:    map[string]string{"solo/SOUL.md": soul, "solo/memory/2026-11-20.md": "# 2026-11-20\n\n## Huge\n\n" + strings.Repeat("x", layout.MaxFileSize)},
-			wantText: []string{"_Today's log `.teammates/solo/memory/2026-11-20.md` was left out: it does not parse (see `tmem doctor`)._"},
+			wantText: []string{"_Today's log `.teammates/solo/memory/2026-11-20.md` was left out: it is over the size limit (see `tmem doctor`)._"},
 			notText:  []string{"No log for today yet"},
 			wantWarn: []string{"solo/memory/2026-11-20.md: file is 4.0 MiB, over the 4.0 MiB limit for memory files; left out of the stack"},
 		},
@@ -560,14 +560,14 @@ func TestBuildOmissions(t *testing.T) {
 			files:    map[string]string{"solo/SOUL.md": soul},
 			dirs:     []string{"solo/GOALS.md"},
 			wantText: []string{"_`.teammates/solo/GOALS.md` was left out: it cannot be read (see `tmem doctor`)._", "### Identity\n\nTests things."},
-			wantWarn: []string{"solo/GOALS.md: cannot read: is a directory; left out of the stack"},
+			wantWarn: []string{"solo/GOALS.md: not a regular file (a folder): skipped; left out of the stack"},
 		},
 		{
 			name:     "a template override that cannot be read",
 			files:    map[string]string{"solo/SOUL.md": soul},
 			dirs:     []string{"templates/output-protocol.md"},
 			wantText: []string{"# Output protocol\n\nAnswer with the result of the task first."},
-			wantWarn: []string{"templates/output-protocol.md: cannot read: is a directory; the built-in template is used instead"},
+			wantWarn: []string{"templates/output-protocol.md: not a regular file (a folder): skipped; the built-in template is used instead"},
 		},
 		{
 			name:     "a session file that cannot be created",

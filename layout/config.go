@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 
@@ -21,8 +19,7 @@ import (
 // lines. A missing file is fine; one that is not a regular file is never
 // opened (Check reports it).
 func (w *Workspace) CheckConfig(name string, schema interface{}) []Finding {
-	p := filepath.Join(w.Root, name)
-	fi, err := os.Lstat(p)
+	fi, err := w.Lstat(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
@@ -31,9 +28,9 @@ func (w *Workspace) CheckConfig(name string, schema interface{}) []Finding {
 	case !fi.Mode().IsRegular():
 		return nil
 	}
-	src, err := os.ReadFile(p)
+	src, err := w.ReadFile(name, MaxFileSize)
 	if err != nil {
-		return []Finding{{Path: name, Severity: SevError, Message: fmt.Sprintf("cannot read: %v", withoutPath(err))}}
+		return []Finding{{Path: name, Severity: SevError, Message: err.Error()}}
 	}
 	out := checkBOM(name, src)
 	dec := yaml.NewDecoder(bytes.NewReader(src))

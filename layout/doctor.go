@@ -3,7 +3,6 @@ package layout
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 )
@@ -68,12 +67,15 @@ func (w *Workspace) checkFile(f File) []Finding {
 	if f.NameErr != "" {
 		out = append(out, add(0, SevError, "%s", f.NameErr))
 	}
+	if f.Kind == KindArchive && f.Month != "" {
+		return append(out, w.checkArchive(f)...)
+	}
 	if f.Size > MaxFileSize {
 		return append(out, add(0, SevError, "file is %s, over the %s limit for memory files: split it", humanBytes(f.Size), humanBytes(MaxFileSize)))
 	}
-	src, err := os.ReadFile(w.Abs(f.Path))
+	src, err := w.ReadFile(f.Path, MaxFileSize)
 	if err != nil {
-		return append(out, add(0, SevError, "cannot read: %v", err))
+		return append(out, add(0, SevError, "%v", withoutFile(err)))
 	}
 	if len(strings.TrimSpace(string(src))) == 0 {
 		return append(out, add(0, SevWarning, "empty file"))
@@ -152,4 +154,38 @@ func (d *Doc) Date() time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// withoutFile drops the path a *ParseError repeats, for a finding that
+// names the file already.
+func withoutFile(err error) error {
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return withoutPath(err)
+}
+
+// checkArchive checks an archive month file: it reads, and each section
+// still restores the file it keeps.
+func (w *Workspace) checkArchive(f File) []Finding {
+	src, err := w.ReadFile(f.Path, MaxArchiveSize)
+	if err == nil {
+		var secs []ArchiveSection
+		if secs, err = ParseArchive(f.Path, src); err == nil {
+			var out []Finding
+			for _, s := range secs {
+				if s.Edited || !s.Verify() {
+					out = append(out, Finding{Path: f.Path, Line: s.Header, Severity: SevWarning,
+						Message: fmt.Sprintf("the archived %s was changed by hand: it no longer restores the original (sha256 %s…)", s.Source, s.SHA[:12])})
+				}
+			}
+			return out
+		}
+	}
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		return []Finding{{Path: f.Path, Line: pe.Line, Severity: SevError, Message: pe.Err.Error()}}
+	}
+	return []Finding{{Path: f.Path, Severity: SevError, Message: err.Error()}}
 }

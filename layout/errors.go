@@ -31,7 +31,12 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // ReadError reports a failure to read the workspace file rel as a
 // *ParseError that names rel and drops the absolute path an *fs.PathError
 // repeats: "beacon/GOALS.md: cannot read: permission denied".
+// An error that already names its file is that error.
 func ReadError(rel string, err error) error {
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		return pe
+	}
 	return &ParseError{Path: rel, Err: fmt.Errorf("cannot read: %w", withoutPath(err))}
 }
 

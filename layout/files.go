@@ -1,9 +1,8 @@
 package layout
 
 import (
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -79,34 +78,32 @@ func (w *Workspace) Files(name string) ([]File, error) {
 	if err := ValidateName(name); err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(w.Root, name)
 	var out []File
 	for _, k := range []struct {
 		file string
 		kind Kind
 	}{{"SOUL.md", KindSoul}, {"GOALS.md", KindGoals}, {"WISDOM.md", KindWisdom}} {
-		if st, err := os.Stat(filepath.Join(dir, k.file)); err == nil && st.Mode().IsRegular() {
+		if st, err := w.Stat(name + "/" + k.file); err == nil && st.Mode().IsRegular() {
 			out = append(out, File{Teammate: name, Kind: k.kind, Path: name + "/" + k.file, Size: st.Size(), ModTime: st.ModTime()})
 		}
 	}
 	for _, sub := range MemoryDirs {
-		ents, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(sub)))
-		if os.IsNotExist(err) {
-			continue
-		}
+		dir := name + "/" + sub
+		ents, err := w.ReadDir(dir)
 		if err != nil {
-			return nil, fmt.Errorf("list %s/%s: %w", name, sub, err)
+			if errors.Is(err, ErrOutside) {
+				continue // checkTree reports it
+			}
+			return nil, fmt.Errorf("list %s: %w", dir, err)
 		}
 		for _, e := range ents {
 			fn := e.Name()
 			if strings.HasPrefix(fn, ".") || !strings.HasSuffix(fn, ".md") {
 				continue
 			}
-			info, err := e.Info()
-			if err != nil || !info.Mode().IsRegular() {
-				if info, err = os.Stat(filepath.Join(dir, filepath.FromSlash(sub), fn)); err != nil || !info.Mode().IsRegular() {
-					continue
-				}
+			info, ok := w.EntryInfo(dir, e)
+			if !ok {
+				continue // not a regular file, or a link leading outside: doctor reports it
 			}
 			f := Classify(name, sub, fn)
 			f.Size, f.ModTime = info.Size(), info.ModTime()
@@ -119,7 +116,7 @@ func (w *Workspace) Files(name string) ([]File, error) {
 
 // CrossTeam returns the workspace's CROSS-TEAM.md, if it exists.
 func (w *Workspace) CrossTeam() (File, bool) {
-	st, err := os.Stat(filepath.Join(w.Root, "CROSS-TEAM.md"))
+	st, err := w.Stat("CROSS-TEAM.md")
 	if err != nil || !st.Mode().IsRegular() {
 		return File{}, false
 	}

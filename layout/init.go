@@ -59,7 +59,7 @@ func Init(dir string, mates []TeammateSpec) (*InitResult, error) {
 	if err := create(".gitignore", []byte(gitignore)); err != nil {
 		return nil, err
 	}
-	ct, err := templates.Read(w.TemplatesDir(), templates.CrossTeam)
+	ct, err := templates.Read(w.Templates(), templates.CrossTeam)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func Init(dir string, mates []TeammateSpec) (*InitResult, error) {
 		}
 		vars := map[string]string{"name": m.Name, "role": m.Role, "role_yaml": strconv.Quote(m.Role), "title": title}
 		for _, t := range []string{templates.Soul, templates.Goals, templates.Wisdom} {
-			b, err := templates.Render(w.TemplatesDir(), t, vars)
+			b, err := templates.Render(w.Templates(), t, vars)
 			if err != nil {
 				return nil, err
 			}

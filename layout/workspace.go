@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/tmemhq/tmem/templates"
 )
 
 // DirName is the name of a workspace folder.
@@ -72,18 +74,17 @@ type Teammate struct {
 // skipped. A SOUL.md that does not parse still makes a teammate (with no
 // role), so one bad file never hides the others.
 func (w *Workspace) Teammates() ([]Teammate, error) {
-	ents, err := os.ReadDir(w.Root)
+	ents, err := w.ReadDir("")
 	if err != nil {
 		return nil, fmt.Errorf("list teammates: %w", err)
 	}
 	var out []Teammate
 	for _, e := range ents {
 		name := e.Name()
-		if strings.HasPrefix(name, ".") || !isDir(w.Root, e) {
+		if strings.HasPrefix(name, ".") || !w.isDir(e) {
 			continue
 		}
-		soul := filepath.Join(w.Root, name, "SOUL.md")
-		src, err := os.ReadFile(soul)
+		src, err := w.ReadFile(name+"/SOUL.md", MaxFileSize)
 		if err != nil {
 			continue
 		}
@@ -93,12 +94,15 @@ func (w *Workspace) Teammates() ([]Teammate, error) {
 	return out, nil
 }
 
-func isDir(root string, e fs.DirEntry) bool {
+// isDir reports whether a root entry is a folder, or a link to a folder
+// inside the workspace; a teammate folder that links outside is skipped
+// (doctor reports it).
+func (w *Workspace) isDir(e fs.DirEntry) bool {
 	if e.IsDir() {
 		return true
 	}
 	if e.Type()&fs.ModeSymlink != 0 {
-		st, err := os.Stat(filepath.Join(root, e.Name()))
+		st, err := w.Stat(e.Name())
 		return err == nil && st.IsDir()
 	}
 	return false
@@ -187,3 +191,9 @@ func (w *Workspace) IndexDir(name string) string {
 
 // TemplatesDir holds a workspace's overrides of the built-in templates.
 func (w *Workspace) TemplatesDir() string { return filepath.Join(w.Root, "templates") }
+
+// Templates reads the workspace's template overrides, through the
+// workspace like every other file.
+func (w *Workspace) Templates() templates.Overrides {
+	return func(name string) ([]byte, error) { return w.ReadFile("templates/"+name, MaxFileSize) }
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -16,70 +17,37 @@ import (
 	"github.com/yuin/goldmark/text"
 )
 
-// Resolve turns a workspace-relative path into an absolute one that is
-// safe to write: it must be local (no "..", not absolute), and neither the
-// file nor any folder on the way may be a symlink that leads outside the
-// workspace. A symlinked file itself is refused for writing.
-func (w *Workspace) Resolve(rel string) (string, error) {
+// checkRel refuses paths that are not plain workspace-relative paths:
+// empty, with a NUL byte, absolute, or leaving through "..".
+func checkRel(rel string) error {
 	if rel == "" || strings.ContainsRune(rel, 0) {
-		return "", fmt.Errorf("path %q is not a valid workspace path", rel)
+		return fmt.Errorf("path %q is not a valid workspace path", rel)
 	}
-	clean := filepath.FromSlash(rel)
-	if !filepath.IsLocal(clean) {
-		return "", fmt.Errorf("path %q leaves the workspace", rel)
+	if !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return fmt.Errorf("path %q leaves the workspace", rel)
 	}
-	abs := filepath.Join(w.Root, clean)
-	root, err := filepath.EvalSymlinks(w.Root)
-	if err != nil {
-		return "", fmt.Errorf("resolve workspace root: %w", err)
-	}
-	// The deepest folder on the way that exists must resolve inside root.
-	dir := filepath.Dir(abs)
-	for {
-		if _, err := os.Lstat(dir); err == nil {
-			break
-		}
-		dir = filepath.Dir(dir)
-	}
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", rel, err)
-	}
-	if real != root && !strings.HasPrefix(real, root+string(filepath.Separator)) {
-		return "", fmt.Errorf("path %q leads outside the workspace through a symlink (to %s)", rel, real)
-	}
-	if st, err := os.Lstat(abs); err == nil && st.Mode()&fs.ModeSymlink != 0 {
-		return "", fmt.Errorf("path %q is a symlink: tmem does not write through symlinks", rel)
-	}
-	return abs, nil
+	return nil
 }
 
 // WriteFile atomically replaces (or creates) the workspace file rel: the
 // data goes to a temp file in the same folder, is fsynced and renamed over
 // the target, and the folder is fsynced. A crash leaves the old file or the
-// new one, never a mix.
+// new one, never a mix. Nothing is written through a symlink, nor into a
+// folder that a symlink leads outside the workspace.
 func (w *Workspace) WriteFile(rel string, data []byte) error {
-	abs, err := w.Resolve(rel)
-	if err != nil {
+	if err := checkRel(rel); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", rel, err)
-	}
-	if err := WriteAtomic(abs, data); err != nil {
-		return fmt.Errorf("write %s: %w", rel, err)
-	}
-	return nil
+	return w.writeAtomic(rel, data)
 }
 
 // CreateFile writes rel only if it does not exist yet; it returns
 // ErrExists otherwise.
 func (w *Workspace) CreateFile(rel string, data []byte) error {
-	abs, err := w.Resolve(rel)
-	if err != nil {
+	if err := checkRel(rel); err != nil {
 		return err
 	}
-	if _, err := os.Lstat(abs); err == nil {
+	if _, err := w.Lstat(rel); err == nil {
 		return fmt.Errorf("%s: %w", rel, ErrExists)
 	}
 	return w.WriteFile(rel, data)
@@ -88,14 +56,22 @@ func (w *Workspace) CreateFile(rel string, data []byte) error {
 // Remove deletes the workspace file rel; a file that is already gone is
 // not an error. The folder is fsynced so the removal is durable.
 func (w *Workspace) Remove(rel string) error {
-	abs, err := w.Resolve(rel)
+	if err := checkRel(rel); err != nil {
+		return err
+	}
+	r, err := w.openRoot()
 	if err != nil {
 		return err
 	}
-	if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove %s: %w", rel, err)
+	defer r.Close()
+	name := filepath.FromSlash(rel)
+	if err := r.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return opError("remove", rel, err)
 	}
-	return syncDir(filepath.Dir(abs))
+	if err := syncRootDir(r, filepath.Dir(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // WriteAtomic replaces the file at abs with data: a reader sees the old
@@ -186,11 +162,20 @@ func (w *Workspace) TryLockWorkspace(name string) (unlock func(), ok bool, err e
 }
 
 func (w *Workspace) lockFile(file string) (*flock.Flock, error) {
-	dir := filepath.Join(w.Root, ".tmp", "locks")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("lock %s: %w", file, err)
+	return LockAt(w, ".tmp/locks/"+file+".lock")
+}
+
+// LockAt returns a lock on the workspace file rel, making its folder: the
+// folder must stay inside the workspace, and rel must not be a symlink, so
+// a lock never creates or opens a file elsewhere.
+func LockAt(w *Workspace, rel string) (*flock.Flock, error) {
+	if _, err := w.Dir(path.Dir(rel)); err != nil {
+		return nil, err
 	}
-	return flock.New(filepath.Join(dir, file+".lock")), nil
+	if st, err := w.Lstat(rel); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("lock %s: %w (%s)", rel, ErrNotRegular, modeName(st.Mode()))
+	}
+	return flock.New(w.Abs(rel)), nil
 }
 
 // AppendDaily appends an entry to the teammate's daily log for day,
@@ -250,14 +235,10 @@ func (w *Workspace) update(ctx context.Context, name, rel string, fn func(old []
 		return err
 	}
 	defer unlock()
-	abs, err := w.Resolve(rel)
-	if err != nil {
-		return err
-	}
-	old, err := os.ReadFile(abs)
+	old, err := w.ReadFile(rel, MaxFileSize)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read %s: %w", rel, err)
+		return err
 	}
 	data, err := fn(old, exists)
 	if err != nil {
@@ -429,8 +410,8 @@ func (w *Workspace) TempFiles(teammate string) ([]string, error) {
 		if sub != "" {
 			dir += "/" + sub
 		}
-		ents, err := os.ReadDir(w.Abs(dir))
-		if errors.Is(err, fs.ErrNotExist) {
+		ents, err := w.ReadDir(dir)
+		if errors.Is(err, ErrOutside) {
 			continue
 		}
 		if err != nil {

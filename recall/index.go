@@ -313,14 +313,33 @@ func (s *scope) close() {
 // lockFile lives outside the index folder, so a rebuild can remove the
 // folder while holding it.
 func (ix *Index) lockFile(name string) (*flock.Flock, error) {
-	dir := filepath.Join(ix.ws.TmpDir(), "locks")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("lock index: %w", err)
-	}
 	if name == "" {
 		name = ".shared"
 	}
-	return flock.New(filepath.Join(dir, "index-"+name+".lock")), nil
+	fl, err := layout.LockAt(ix.ws, ".tmp/locks/index-"+name+".lock")
+	if err != nil {
+		return nil, fmt.Errorf("lock index: %w", err)
+	}
+	return fl, nil
+}
+
+// scopeDir returns a scope's index folder, making sure it stays inside
+// the workspace: no folder on its way may be a link that leads outside,
+// and the folder itself, if it is a link, is removed (only the link) so
+// that bleve never writes through it.
+func (ix *Index) scopeDir(name string) (string, error) {
+	rel := scopeRel(name)
+	fi, err := ix.ws.Lstat(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return "", fmt.Errorf("index of %s: %w", scopeLabel(name), err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		if err := ix.ws.Remove(rel); err != nil {
+			return "", fmt.Errorf("index of %s is a link: %w", scopeLabel(name), err)
+		}
+	}
+	return ix.ws.IndexDir(name), nil
 }
 
 func (ix *Index) lockScope(ctx context.Context, name string, write bool) (*scope, error) {
@@ -340,7 +359,20 @@ func (ix *Index) lockScope(ctx context.Context, name string, write bool) (*scope
 	if err != nil {
 		return nil, fmt.Errorf("lock index of %s: %w", scopeLabel(name), err)
 	}
-	return &scope{name: name, dir: ix.ws.IndexDir(name), fl: fl}, nil
+	dir, err := ix.scopeDir(name)
+	if err != nil {
+		fl.Unlock()
+		return nil, err
+	}
+	return &scope{name: name, dir: dir, fl: fl}, nil
+}
+
+// scopeRel is a scope's index folder, workspace-relative.
+func scopeRel(name string) string {
+	if name == "" {
+		return ".index"
+	}
+	return name + "/.index"
 }
 
 func scopeLabel(name string) string {
@@ -406,34 +438,29 @@ type candidate struct {
 // scope CROSS-TEAM.md.
 func (ix *Index) scopeFiles(name string) ([]*candidate, error) {
 	if name == "" {
-		return statFiles(ix.ws.Root, []layout.File{{Kind: layout.KindCrossTeam, Path: "CROSS-TEAM.md"}}), nil
+		return ix.statFiles([]layout.File{{Kind: layout.KindCrossTeam, Path: "CROSS-TEAM.md"}}), nil
 	}
 	if err := layout.ValidateName(name); err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(ix.ws.Root, name)
-	all := statFiles(ix.ws.Root, []layout.File{{Teammate: name, Kind: layout.KindWisdom, Path: name + "/WISDOM.md"}})
+	all := ix.statFiles([]layout.File{{Teammate: name, Kind: layout.KindWisdom, Path: name + "/WISDOM.md"}})
 	for _, sub := range layout.MemoryDirs {
-		ents, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(sub)))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
+		dir := name + "/" + sub
+		ents, err := ix.ws.ReadDir(dir)
+		if errors.Is(err, layout.ErrOutside) {
+			continue // a memory folder that links outside: doctor reports it
 		}
 		if err != nil {
-			return nil, fmt.Errorf("list %s/%s: %w", name, sub, err)
+			return nil, fmt.Errorf("list %s: %w", dir, err)
 		}
 		for _, e := range ents {
 			fn := e.Name()
 			if e.IsDir() || len(fn) < 4 || fn[0] == '.' || filepath.Ext(fn) != ".md" {
 				continue
 			}
-			fi, err := e.Info() // an lstat: one per file
-			if err != nil {
+			fi, ok := ix.ws.EntryInfo(dir, e) // an lstat: one per file
+			if !ok {
 				continue
-			}
-			if !fi.Mode().IsRegular() {
-				if fi, err = os.Stat(filepath.Join(dir, filepath.FromSlash(sub), fn)); err != nil || !fi.Mode().IsRegular() {
-					continue
-				}
 			}
 			f := layout.Classify(name, sub, fn)
 			f.Size, f.ModTime = fi.Size(), fi.ModTime()
@@ -460,11 +487,12 @@ func (ix *Index) scopeFiles(name string) ([]*candidate, error) {
 	return out, nil
 }
 
-// statFiles stats fixed files, leaving out those that do not exist.
-func statFiles(root string, files []layout.File) []*candidate {
+// statFiles stats fixed files, leaving out those that do not exist (or
+// are not regular files inside the workspace).
+func (ix *Index) statFiles(files []layout.File) []*candidate {
 	var out []*candidate
 	for _, f := range files {
-		fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(f.Path)))
+		fi, err := ix.ws.Stat(f.Path)
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
@@ -546,7 +574,7 @@ func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool) (SyncSta
 			}
 			continue
 		}
-		if c.src, err = os.ReadFile(ix.ws.Abs(f.Path)); err != nil {
+		if c.src, err = ix.ws.ReadFile(f.Path, layout.MaxArchiveSize); err != nil {
 			// Gone, or unreadable: either way out of the index, and one
 			// unreadable file must not stop the others.
 			delete(keep, f.Path)
@@ -670,7 +698,7 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 		src := c.src
 		if src == nil {
 			var err error
-			if src, err = os.ReadFile(ix.ws.Abs(c.file.Path)); err != nil {
+			if src, err = ix.ws.ReadFile(c.file.Path, layout.MaxArchiveSize); err != nil {
 				ix.skipUnreadable("not embedded", c.file.Path, err, st) // its chunks stay, without vectors
 				continue
 			}
@@ -855,7 +883,7 @@ func (ix *Index) rechunkUnchanged(s *scope, changed []*candidate) ([]pendingChun
 		if done[p] || f.Chunks == 0 {
 			continue
 		}
-		src, err := os.ReadFile(ix.ws.Abs(p))
+		src, err := ix.ws.ReadFile(p, layout.MaxArchiveSize)
 		if err != nil {
 			ix.warnf("recall: not embedded: %v", layout.ReadError(p, err))
 			continue

@@ -66,6 +66,11 @@ func (ix *Index) noteReadOnly(err error) {
 // why the lock could not be taken.
 func (ix *Index) openUnlocked(name string, lockErr error) (*scope, error) {
 	s := &scope{name: name, dir: ix.ws.IndexDir(name), unlocked: true}
+	if fi, err := ix.ws.Lstat(scopeRel(name)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("search %s: its index folder is a link, which tmem does not follow", s.label())
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("search %s: %w", s.label(), err)
+	}
 	fail := func(why string) (*scope, error) {
 		s.close()
 		return nil, fmt.Errorf("search %s: %s, and the workspace cannot be written to rebuild it (%v); run 'tmem index' where it can", s.label(), why, lockErr)

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -35,14 +33,18 @@ func Names() []string {
 	return out
 }
 
-// Read returns the template name: overrideDir/name when that file exists,
-// else the built-in one. overrideDir may be "".
-func Read(overrideDir, name string) ([]byte, error) {
+// Overrides reads a workspace's override of a template by name; an error
+// matching fs.ErrNotExist means there is none. A nil Overrides has none.
+type Overrides func(name string) ([]byte, error)
+
+// Read returns the template name: its override when there is one, else the
+// built-in one. An override that exists but cannot be read is an error.
+func Read(ov Overrides, name string) ([]byte, error) {
 	if strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
 		return nil, fmt.Errorf("template %q: not a template name", name)
 	}
-	if overrideDir != "" {
-		b, err := os.ReadFile(filepath.Join(overrideDir, name))
+	if ov != nil {
+		b, err := ov(name)
 		if err == nil {
 			return b, nil
 		}
@@ -58,8 +60,8 @@ func Read(overrideDir, name string) ([]byte, error) {
 }
 
 // Render reads a template and replaces {{key}} placeholders from vars.
-func Render(overrideDir, name string, vars map[string]string) ([]byte, error) {
-	b, err := Read(overrideDir, name)
+func Render(ov Overrides, name string, vars map[string]string) ([]byte, error) {
+	b, err := Read(ov, name)
 	if err != nil {
 		return nil, err
 	}

@@ -12,16 +12,18 @@ func TestReadPrefersWorkspaceOverride(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, Protocol), []byte("our protocol"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	fromDir := func(name string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, name)) }
 	tests := []struct {
-		name, dir, tmpl, want string
+		name, tmpl, want string
+		ov               Overrides
 	}{
-		{"override wins", dir, Protocol, "our protocol"},
-		{"built-in when not overridden", dir, Instructions, "### Typed memories"},
-		{"built-in without a folder", "", Protocol, "HANDOFF"},
+		{"override wins", Protocol, "our protocol", fromDir},
+		{"built-in when not overridden", Instructions, "### Typed memories", fromDir},
+		{"built-in without overrides", Protocol, "HANDOFF", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := Read(tt.dir, tt.tmpl)
+			b, err := Read(tt.ov, tt.tmpl)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -35,7 +37,7 @@ func TestReadPrefersWorkspaceOverride(t *testing.T) {
 func TestReadRefusesUnknownAndPathNames(t *testing.T) {
 	for _, name := range []string{"nope.md", "../SOUL.md", ".hidden", "files/SOUL.md"} {
 		t.Run(name, func(t *testing.T) {
-			if _, err := Read("", name); err == nil {
+			if _, err := Read(nil, name); err == nil {
 				t.Errorf("Read(%q) succeeded", name)
 			}
 		})
@@ -43,7 +45,7 @@ func TestReadRefusesUnknownAndPathNames(t *testing.T) {
 }
 
 func TestRenderReplacesPlaceholders(t *testing.T) {
-	b, err := Render("", Soul, map[string]string{"name": "beacon", "title": "Beacon — Search", "role_yaml": `"Search"`})
+	b, err := Render(nil, Soul, map[string]string{"name": "beacon", "title": "Beacon — Search", "role_yaml": `"Search"`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +61,7 @@ func TestEveryBuiltInIsNonEmpty(t *testing.T) {
 		t.Fatalf("only %d templates: %v", len(names), names)
 	}
 	for _, n := range names {
-		b, err := Read("", n)
+		b, err := Read(nil, n)
 		if err != nil || len(strings.TrimSpace(string(b))) == 0 {
 			t.Errorf("template %s: %v (%d bytes)", n, err, len(b))
 		}

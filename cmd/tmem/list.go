@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -122,7 +121,7 @@ func describe(ws *layout.Workspace, fl layout.File, it *listItem) {
 		it.Error = (&layout.ParseError{Path: fl.Path, Err: fmt.Errorf("file is over the %d-byte limit; not parsed", layout.MaxFileSize)}).Error()
 		return
 	}
-	src, err := os.ReadFile(ws.Abs(fl.Path))
+	src, err := ws.ReadFile(fl.Path, layout.MaxFileSize)
 	if err != nil {
 		it.Error = err.Error()
 		return

@@ -38,9 +38,9 @@ frontmatter, title and entries with their line ranges.`,
 			if err != nil {
 				return usageError{err}
 			}
-			src, err := os.ReadFile(ws.Abs(rel))
+			src, err := ws.ReadFile(rel, layout.MaxArchiveSize)
 			if err != nil {
-				return fmt.Errorf("show %s: %w", rel, err)
+				return layout.ReadError(rel, err)
 			}
 			if !f.json {
 				if err := layout.CheckText(rel, src); err != nil {

@@ -1,0 +1,351 @@
+package layout
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Every file tmem reads, writes, lists or deletes in a workspace goes
+// through an os.Root opened on the workspace folder: the kernel walks each
+// path from the root and refuses to follow a symlink (or "..") that leads
+// outside it, so a memory file, a teammate folder or .tmp that is a link
+// to elsewhere is never read, written, created or deleted through. Links
+// that stay inside the workspace work as usual. Files are opened without
+// blocking and refused unless they are regular files, so a named pipe
+// named like a memory file cannot hang a command; reads stop at a size
+// limit.
+
+// ErrOutside is wrapped by errors about paths that lead outside the
+// workspace through a symlink.
+var ErrOutside = errors.New("leads outside the workspace through a symlink")
+
+// ErrTooLarge is wrapped by errors about files over a size limit.
+var ErrTooLarge = errors.New("over the size limit")
+
+// ErrNotRegular is wrapped by errors about files that are not regular
+// files (named pipes, devices, sockets, folders).
+var ErrNotRegular = errors.New("not a regular file")
+
+// openRoot opens the workspace folder as an os.Root. It is opened for each
+// operation and closed after, so a Workspace holds no file descriptor.
+func (w *Workspace) openRoot() (*os.Root, error) {
+	r, err := os.OpenRoot(w.Root)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w", w.Root, err)
+	}
+	return r, nil
+}
+
+// accessError names rel and says plainly what went wrong.
+func accessError(rel string, err error) error {
+	if escapes(err) {
+		return &ParseError{Path: rel, Err: fmt.Errorf("%w: skipped", ErrOutside)}
+	}
+	return ReadError(rel, err)
+}
+
+// escapes reports whether err is os.Root refusing a path that leaves it.
+func escapes(err error) bool {
+	return strings.Contains(err.Error(), "path escapes from parent")
+}
+
+// opError says which write operation on rel failed and why, without the
+// absolute path an *fs.PathError repeats: "mkdir .tmp/locks: permission
+// denied".
+func opError(op, rel string, err error) error {
+	if escapes(err) {
+		return fmt.Errorf("%s %s: %w", op, rel, ErrOutside)
+	}
+	return fmt.Errorf("%s %s: %w", op, rel, withoutPath(err))
+}
+
+// ReadFile reads the workspace file rel (slash-separated, relative to the
+// root): only a regular file, never through a link that leads outside,
+// and at most limit bytes (0 means MaxFileSize). A file that does not
+// exist gives an error that matches fs.ErrNotExist; every error names rel.
+func (w *Workspace) ReadFile(rel string, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = MaxFileSize
+	}
+	r, err := w.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	f, err := r.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, accessError(rel, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, accessError(rel, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &ParseError{Path: rel, Err: fmt.Errorf("%w (%s): skipped", ErrNotRegular, modeName(st.Mode()))}
+	}
+	if st.Size() > limit {
+		return nil, tooLarge(rel, st.Size(), limit)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, accessError(rel, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, tooLarge(rel, int64(len(b)), limit)
+	}
+	return b, nil
+}
+
+func tooLarge(rel string, n, limit int64) error {
+	what := "memory files"
+	if limit != MaxFileSize {
+		what = "this file"
+	}
+	return &ParseError{Path: rel, Err: &tooLargeError{fmt.Sprintf("file is %s, over the %s limit for %s", humanBytes(n), humanBytes(limit), what)}}
+}
+
+type tooLargeError struct{ msg string }
+
+func (e *tooLargeError) Error() string        { return e.msg }
+func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
+// modeName names the kind of a file that is not regular.
+func modeName(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	}
+	return "not a plain file"
+}
+
+// Stat stats rel, following links only inside the workspace.
+func (w *Workspace) Stat(rel string) (fs.FileInfo, error) {
+	r, err := w.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	st, err := r.Stat(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, statError(rel, err)
+	}
+	return st, nil
+}
+
+// Lstat stats rel itself, a link as a link (its folders are still walked
+// inside the workspace only).
+func (w *Workspace) Lstat(rel string) (fs.FileInfo, error) {
+	r, err := w.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	st, err := r.Lstat(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, statError(rel, err)
+	}
+	return st, nil
+}
+
+// statError keeps fs.ErrNotExist visible and names escapes.
+func statError(rel string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return accessError(rel, err)
+}
+
+// ReadDir lists the folder rel (walked inside the workspace only); a
+// folder that does not exist lists nothing.
+func (w *Workspace) ReadDir(rel string) ([]fs.DirEntry, error) {
+	r, err := w.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	name := filepath.FromSlash(rel)
+	if rel == "" {
+		name = "."
+	}
+	d, err := r.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, accessError(rel, err)
+	}
+	defer d.Close()
+	ents, err := d.ReadDir(-1)
+	if err != nil {
+		return nil, accessError(rel, err)
+	}
+	return ents, nil
+}
+
+// EntryInfo returns the file info of a folder entry, following a link only
+// inside the workspace; ok is false for entries that are not regular
+// files, or links that lead outside or nowhere.
+func (w *Workspace) EntryInfo(dir string, e fs.DirEntry) (fs.FileInfo, bool) {
+	if e.Type().IsRegular() {
+		info, err := e.Info()
+		return info, err == nil && info.Mode().IsRegular()
+	}
+	if e.Type()&fs.ModeSymlink == 0 {
+		return nil, false
+	}
+	info, err := w.Stat(path.Join(dir, e.Name()))
+	return info, err == nil && info.Mode().IsRegular()
+}
+
+// writeAtomic replaces (or creates) rel with data inside the workspace: a
+// temp file in the same folder, fsynced, renamed over rel, the folder
+// fsynced. A crash leaves the old file or the new one. rel itself must
+// not be a symlink: tmem does not write through links.
+func (w *Workspace) writeAtomic(rel string, data []byte) error {
+	r, err := w.openRoot()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	name := filepath.FromSlash(rel)
+	dir := filepath.Dir(name)
+	if err := r.MkdirAll(dir, 0o755); err != nil {
+		return opError("mkdir", path.Dir(rel), err)
+	}
+	if st, err := r.Lstat(name); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("path %q is a symlink: tmem does not write through symlinks", rel)
+	}
+	tmp := filepath.Join(dir, "."+filepath.Base(name)+".tmp-"+randomSuffix())
+	if err := writeSynced(r, tmp, data); err != nil {
+		r.Remove(tmp)
+		return opError("create", rel, err)
+	}
+	if err := r.Rename(tmp, name); err != nil {
+		r.Remove(tmp)
+		return opError("replace", rel, err)
+	}
+	return syncRootDir(r, dir)
+}
+
+func writeSynced(r *os.Root, name string, data []byte) error {
+	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func syncRootDir(r *os.Root, dir string) error {
+	d, err := r.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+func randomSuffix() string {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported systems
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// Dir makes sure the folder rel exists inside the workspace (its path
+// never leaving through a symlink) and returns its absolute path, for
+// code that must open files by path, such as the recall index.
+func (w *Workspace) Dir(rel string) (string, error) {
+	r, err := w.openRoot()
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	if err := r.MkdirAll(filepath.FromSlash(rel), 0o755); err != nil {
+		return "", opError("mkdir", rel, err)
+	}
+	st, err := r.Lstat(filepath.FromSlash(rel))
+	if err != nil {
+		return "", accessError(rel, err)
+	}
+	if !st.IsDir() {
+		return "", &ParseError{Path: rel, Err: fmt.Errorf("%w: want a folder", ErrNotRegular)}
+	}
+	return w.Abs(rel), nil
+}
+
+// RemoveAll deletes rel and everything under it, inside the workspace
+// only: a link in it is removed, never followed.
+func (w *Workspace) RemoveAll(rel string) error {
+	r, err := w.openRoot()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := r.RemoveAll(filepath.FromSlash(rel)); err != nil {
+		return opError("remove", rel, err)
+	}
+	return nil
+}
+
+// AppendFile appends data to the workspace file rel (created if missing,
+// its folder too) and fsyncs it: for logs that only grow, such as a
+// journal's record of finished steps.
+func (w *Workspace) AppendFile(rel string, data []byte) error {
+	if err := checkRel(rel); err != nil {
+		return err
+	}
+	r, err := w.openRoot()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	name := filepath.FromSlash(rel)
+	if err := r.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return opError("mkdir", path.Dir(rel), err)
+	}
+	if st, err := r.Lstat(name); err == nil && !st.Mode().IsRegular() {
+		return &ParseError{Path: rel, Err: fmt.Errorf("%w (%s)", ErrNotRegular, modeName(st.Mode()))}
+	}
+	f, err := r.OpenFile(name, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return opError("append to", rel, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
