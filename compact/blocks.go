@@ -3,9 +3,8 @@ package compact
 import (
 	"strings"
 
-	"github.com/yuin/goldmark"
+	"github.com/tmemhq/tmem/layout"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 )
@@ -23,18 +22,29 @@ type block struct {
 	Heading bool
 }
 
-// entryParser knows GitHub tables, so that a table is skipped as a whole
-// instead of read as a paragraph of pipes.
-var entryParser = goldmark.New(goldmark.WithExtensions(extension.Table)).Parser()
-
 // entryBlocks returns the quotable blocks of an entry's text in order.
 // Everything under a heading that holds a mark word (the entry's own, or
 // a sub-heading's until the next sub-heading) is marked.
 func entryBlocks(heading, body string) []block {
 	src := []byte(body)
 	w := &blockWalker{src: src, under: markedHeading(heading)}
-	root := entryParser.Parse(text.NewReader(src))
-	w.walk(root, 0)
+	if layout.DeeplyNested(src) {
+		return w.lineBlocks()
+	}
+	// Tables are parsed so that one is skipped as a whole instead of
+	// read as a paragraph of pipes.
+	w.walk(layout.ParseBlocks(src, true), 0)
+	return w.out
+}
+
+// lineBlocks reads nesting too deep to parse in reasonable time as one
+// block per line, its quote and list markers kept as written.
+func (w *blockWalker) lineBlocks() []block {
+	for _, l := range strings.Split(string(w.src), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			w.out = append(w.out, block{Text: l, Lines: []string{l}, Mark: w.markOf(l)})
+		}
+	}
 	return w.out
 }
 
@@ -94,15 +104,21 @@ func (w *blockWalker) add(n ast.Node, depth int) {
 		return
 	}
 	b := block{Text: strings.Join(lines, " "), Lines: lines, Depth: depth}
-	switch {
-	case markedPrefixOf(b.Text) != "":
-		b.Mark = markedPrefixOf(b.Text)
-	case tagOf(b.Text) != "":
-		b.Mark = tagOf(b.Text)
-	case w.under || w.sub:
-		b.Mark = "heading"
-	}
+	b.Mark = w.markOf(b.Text)
 	w.out = append(w.out, b)
+}
+
+// markOf says what marks a block's text to keep word for word.
+func (w *blockWalker) markOf(t string) string {
+	switch {
+	case markedPrefixOf(t) != "":
+		return markedPrefixOf(t)
+	case tagOf(t) != "":
+		return tagOf(t)
+	case w.under || w.sub:
+		return "heading"
+	}
+	return ""
 }
 
 func (w *blockWalker) lines(segs *text.Segments) []string {

@@ -7,9 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -117,30 +115,17 @@ func (d *Doc) parseMeta(src []byte) error {
 	return nil
 }
 
-var md = goldmark.New()
+// mark is a heading of level 1 or 2 that splits a file into entries.
+type mark struct {
+	line, last, level int // 1-based; last: final line of the heading (setext underline)
+	text              string
+}
 
 func (d *Doc) parseBody() {
 	body := d.Body
-	root := md.Parser().Parse(text.NewReader(body))
-	starts := lineStarts(body)
-	lineOf := func(off int) int { return searchLine(starts, off) }
-
-	type mark struct {
-		line, last, level int // last: final line of the heading (setext underline)
-		text              string
-	}
-	var heads []mark
-	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
-		h, ok := n.(*ast.Heading)
-		if !ok || h.Level > 2 || h.Lines().Len() == 0 {
-			continue
-		}
-		line := lineOf(h.Lines().At(0).Start)
-		last := line
-		if l := strings.TrimLeft(string(body[starts[line-1]:]), " "); !strings.HasPrefix(l, "#") {
-			last = line + h.Lines().Len() // setext: text lines, then the underline
-		}
-		heads = append(heads, mark{line, last, h.Level, headingText(h, body)})
+	heads := topHeadings(body)
+	if len(heads) > 0 {
+		d.Entries = make([]Entry, 0, len(heads)+1)
 	}
 	lines := strings.Split(string(body), "\n")
 	nl := len(lines)
@@ -188,6 +173,36 @@ func (d *Doc) parseBody() {
 	flush(nl - 1)
 }
 
+// topHeadings finds the headings of level 1 and 2 that split body into
+// entries, in time linear in its size.
+func topHeadings(body []byte) []mark {
+	if DeeplyNested(body) {
+		return scanHeadings(body)
+	}
+	return blockHeadings(body)
+}
+
+// blockHeadings finds the top-level headings of level 1 and 2 with the
+// Markdown block parser.
+func blockHeadings(body []byte) []mark {
+	root := ParseBlocks(body, false)
+	starts := lineStarts(body)
+	var heads []mark
+	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		h, ok := n.(*ast.Heading)
+		if !ok || h.Level > 2 || h.Lines().Len() == 0 {
+			continue
+		}
+		line := searchLine(starts, h.Lines().At(0).Start)
+		last := line
+		if !bytes.HasPrefix(bytes.TrimLeft(body[starts[line-1]:], " "), []byte("#")) {
+			last = line + h.Lines().Len() // setext: text lines, then the underline
+		}
+		heads = append(heads, mark{line, last, h.Level, headingText(h, body)})
+	}
+	return heads
+}
+
 func headingText(h *ast.Heading, src []byte) string {
 	var b strings.Builder
 	for i := 0; i < h.Lines().Len(); i++ {
@@ -195,13 +210,13 @@ func headingText(h *ast.Heading, src []byte) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.Write(s.Value(src))
+		b.Write(bytes.TrimSpace(s.Value(src)))
 	}
 	return strings.TrimSpace(b.String())
 }
 
 func lineStarts(b []byte) []int {
-	starts := []int{0}
+	starts := make([]int, 1, bytes.Count(b, []byte("\n"))+1)
 	for i, c := range b {
 		if c == '\n' {
 			starts = append(starts, i+1)

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
 )
 
 // checkRel refuses paths that are not plain workspace-relative paths:
@@ -247,40 +245,22 @@ func (w *Workspace) update(ctx context.Context, name, rel string, fn func(old []
 	return w.WriteFile(rel, data)
 }
 
-// demoteHeadings rewrites ATX headings of level 1 and 2 in s to level 3.
+// demoteHeadings rewrites headings of level 1 and 2 in s to level 3.
 func demoteHeadings(s string) string {
-	src := []byte(s)
-	root := md.Parser().Parse(text.NewReader(src))
-	starts := lineStarts(src)
-	lines := strings.Split(s, "\n")
-	changed := false
-	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
-		h, ok := n.(*ast.Heading)
-		if !ok || h.Level > 2 {
-			continue
-		}
-		var ln int
-		if h.Lines().Len() > 0 {
-			ln = searchLine(starts, h.Lines().At(0).Start) - 1
-		} else {
-			continue
-		}
-		l := strings.TrimLeft(lines[ln], " ")
-		if strings.HasPrefix(l, "#") {
-			lines[ln] = "###" + strings.TrimLeft(l, "#")
-			if !strings.HasPrefix(lines[ln], "### ") {
-				lines[ln] = "### " + strings.TrimPrefix(lines[ln], "###")
-			}
-		} else { // setext: text line followed by === or ---
-			lines[ln] = "### " + strings.TrimSpace(lines[ln])
-			if ln+h.Lines().Len() < len(lines) {
-				lines[ln+h.Lines().Len()] = ""
-			}
-		}
-		changed = true
-	}
-	if !changed {
+	heads := topHeadings([]byte(s))
+	if len(heads) == 0 {
 		return s
+	}
+	lines := strings.Split(s, "\n")
+	for _, h := range heads {
+		ln := h.line - 1
+		if h.last == h.line { // ATX: "## x" becomes "### x"
+			l := strings.TrimLeft(lines[ln], " ")
+			lines[ln] = "### " + strings.TrimLeft(strings.TrimLeft(l, "#"), " ")
+			continue
+		}
+		lines[ln] = "### " + strings.TrimSpace(lines[ln]) // setext: text lines, then === or ---
+		lines[h.last-1] = ""
 	}
 	return strings.Join(lines, "\n")
 }

@@ -1,0 +1,242 @@
+package layout
+
+import (
+	"bytes"
+	"strings"
+)
+
+// scanHeadings finds headings of level 1 and 2 with a plain line scan,
+// for deeply nested input that the block parser would take too long
+// over. It follows the block rules that decide whether a line is a
+// top-level heading: ATX headings ("## x"), setext headings (a paragraph
+// underlined with "=" or "-"), fenced code and HTML blocks, in which
+// nothing is a heading, and list items and quotes with their
+// continuation lines, which are never top-level.
+func scanHeadings(body []byte) []mark {
+	s := &scanner{para: -1, item: -1}
+	s.lines = bytes.Split(body, []byte("\n"))
+	for i, raw := range s.lines {
+		line, indent := trimIndent(raw)
+		s.line(i, line, indent)
+	}
+	return s.heads
+}
+
+type scanner struct {
+	lines [][]byte
+	heads []mark
+	fence []byte // the open fence's marker run, nil outside a fence
+	html  string // what ends the open HTML block ("" outside one, "\n" for a blank line)
+	para  int    // 0-based first line of the open paragraph, -1 when none
+	item  int    // content column of the open list item, -1 when none
+	quote bool   // a block quote is open
+	blank bool   // the previous line was blank
+}
+
+func (s *scanner) line(i int, line []byte, indent int) {
+	blank := len(bytes.TrimSpace(line)) == 0
+	defer func() { s.blank = blank }()
+	switch {
+	case s.fence != nil:
+		if indent <= 3 && closesFence(line, s.fence) {
+			s.fence = nil
+		}
+	case s.html != "":
+		if (s.html == "\n" && blank) || (s.html != "\n" && bytes.Contains(line, []byte(s.html))) {
+			s.html = ""
+		}
+	case blank:
+		s.para = -1
+	case (s.item >= 0 || s.quote) && s.inItem(line, indent):
+	case indent > 3:
+		if s.para < 0 { // indented code; inside a paragraph, a continuation
+			return
+		}
+	default:
+		s.topLevel(i, line, indent)
+	}
+}
+
+// inItem reports whether a line belongs to the open list item or quote:
+// indented under it, another item or quote line, or (right after text)
+// a lazy continuation. A line that does not closes the item.
+func (s *scanner) inItem(line []byte, indent int) bool {
+	switch {
+	case s.quote && line[0] == '>' && indent <= 3:
+	case s.item >= 0 && indent >= s.item:
+	case s.item >= 0 && itemWidth(line) > 0 && indent <= 3:
+		s.item = indent + itemWidth(line)
+	case !s.blank && atxLevel(line) == 0 && fenceRun(line) == nil && !thematicBreak(line) && line[0] != '>':
+	default:
+		s.item, s.quote = -1, false
+		return false
+	}
+	return true
+}
+
+// topLevel reads a line outside any container block.
+func (s *scanner) topLevel(i int, line []byte, indent int) {
+	switch {
+	case fenceRun(line) != nil:
+		s.fence, s.para = fenceRun(line), -1
+	case htmlEnd(line, s.para >= 0) != "":
+		s.html, s.para = htmlEnd(line, s.para >= 0), -1
+		if s.html != "\n" && bytes.Contains(line[1:], []byte(s.html)) {
+			s.html = ""
+		}
+	case atxLevel(line) > 0:
+		if lvl := atxLevel(line); lvl <= 2 && atxText(line, lvl) != "" {
+			s.heads = append(s.heads, mark{i + 1, i + 1, lvl, atxText(line, lvl)})
+		}
+		s.para = -1
+	case s.para >= 0 && setextLevel(line) > 0:
+		s.heads = append(s.heads, mark{s.para + 1, i + 1, setextLevel(line), joinTrimmed(s.lines[s.para:i])})
+		s.para = -1
+	case thematicBreak(line):
+		s.para = -1
+	case line[0] == '>':
+		s.quote, s.para = true, -1
+	case itemWidth(line) > 0:
+		s.item, s.para = indent+itemWidth(line), -1
+	case s.para < 0:
+		s.para = i
+	}
+}
+
+// trimIndent drops leading spaces and tabs, returning the columns they take.
+func trimIndent(l []byte) ([]byte, int) {
+	cols := 0
+	for len(l) > 0 && (l[0] == ' ' || l[0] == '\t') {
+		cols++
+		if l[0] == '\t' {
+			cols += 3
+		}
+		l = l[1:]
+	}
+	return bytes.TrimRight(l, "\r"), cols
+}
+
+// fenceRun returns the marker run opening a fenced code block ("```" or
+// "~~~", three or more), or nil.
+func fenceRun(l []byte) []byte {
+	if len(l) < 3 || (l[0] != '`' && l[0] != '~') {
+		return nil
+	}
+	n := 0
+	for n < len(l) && l[n] == l[0] {
+		n++
+	}
+	if n < 3 || (l[0] == '`' && bytes.IndexByte(l[n:], '`') >= 0) {
+		return nil
+	}
+	return l[:n]
+}
+
+func closesFence(l, fence []byte) bool {
+	run := fenceRun(l)
+	return run != nil && run[0] == fence[0] && len(run) >= len(fence) && len(bytes.TrimSpace(l[len(run):])) == 0
+}
+
+// atxLevel returns the level of an ATX heading line, 0 when it is none.
+func atxLevel(l []byte) int {
+	n := 0
+	for n < len(l) && l[n] == '#' {
+		n++
+	}
+	if n == 0 || n > 6 || (n < len(l) && l[n] != ' ' && l[n] != '\t') {
+		return 0
+	}
+	return n
+}
+
+// atxText is a heading's text without its markers and closing run.
+func atxText(l []byte, level int) string {
+	t := strings.TrimSpace(string(l[level:]))
+	if trimmed := strings.TrimRight(t, "#"); trimmed == "" || strings.HasSuffix(trimmed, " ") {
+		t = strings.TrimSpace(trimmed)
+	}
+	return t
+}
+
+// setextLevel returns 1 for a "===" underline, 2 for "---", else 0.
+func setextLevel(l []byte) int {
+	t := bytes.TrimSpace(l)
+	switch {
+	case len(t) == 0:
+		return 0
+	case len(bytes.Trim(t, "=")) == 0:
+		return 1
+	case len(bytes.Trim(t, "-")) == 0:
+		return 2
+	}
+	return 0
+}
+
+// itemWidth returns the width of a list marker and the space after it
+// ("- ", "12. "), 0 when the line is no list item.
+func itemWidth(l []byte) int {
+	n := 0
+	for n < len(l) && n < 9 && l[n] >= '0' && l[n] <= '9' {
+		n++
+	}
+	switch {
+	case n > 0 && n < len(l) && (l[n] == '.' || l[n] == ')'):
+		n++
+	case n == 0 && len(l) > 0 && (l[0] == '-' || l[0] == '*' || l[0] == '+'):
+		n = 1
+	default:
+		return 0
+	}
+	if n == len(l) {
+		return n + 1
+	}
+	if l[n] != ' ' && l[n] != '\t' {
+		return 0
+	}
+	return n + 1
+}
+
+// thematicBreak reports a line of three or more "-", "*" or "_", with
+// spaces between them allowed.
+func thematicBreak(l []byte) bool {
+	t := bytes.ReplaceAll(bytes.ReplaceAll(bytes.TrimSpace(l), []byte(" "), nil), []byte("\t"), nil)
+	return len(t) >= 3 && len(bytes.Trim(t, string(t[:1]))) == 0 && (t[0] == '-' || t[0] == '*' || t[0] == '_')
+}
+
+// htmlEnd returns what ends an HTML block that line opens ("\n" for a
+// blank line), or "" when it opens none. Blocks of the last kind (any
+// tag alone) cannot interrupt a paragraph.
+func htmlEnd(l []byte, inPara bool) string {
+	if len(l) < 2 || l[0] != '<' {
+		return ""
+	}
+	lower := bytes.ToLower(l)
+	for _, tag := range []string{"<script", "<pre", "<style", "<textarea"} {
+		if bytes.HasPrefix(lower, []byte(tag)) {
+			return "</" + tag[1:] + ">"
+		}
+	}
+	switch {
+	case bytes.HasPrefix(l, []byte("<!--")):
+		return "-->"
+	case bytes.HasPrefix(l, []byte("<?")):
+		return "?>"
+	case bytes.HasPrefix(l, []byte("<![CDATA[")):
+		return "]]>"
+	case bytes.HasPrefix(l, []byte("<!")):
+		return ">"
+	case !inPara && (l[1] == '/' || isLetter(l[1])):
+		return "\n"
+	}
+	return ""
+}
+
+func isLetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
+
+func joinTrimmed(lines [][]byte) string {
+	parts := make([]string, 0, len(lines))
+	for _, l := range lines {
+		parts = append(parts, strings.TrimSpace(string(l)))
+	}
+	return strings.Join(parts, " ")
+}
