@@ -560,14 +560,14 @@ func TestBuildOmissions(t *testing.T) {
 			files:    map[string]string{"solo/SOUL.md": soul},
 			dirs:     []string{"solo/GOALS.md"},
 			wantText: []string{"_`.teammates/solo/GOALS.md` was left out: it cannot be read (see `tmem doctor`)._", "### Identity\n\nTests things."},
-			wantWarn: []string{"solo/GOALS.md: not a regular file (a folder): skipped; left out of the stack"},
+			wantWarn: []string{"solo/GOALS.md: not a regular file (a folder): tmem reads only regular files; left out of the stack"},
 		},
 		{
 			name:     "a template override that cannot be read",
 			files:    map[string]string{"solo/SOUL.md": soul},
 			dirs:     []string{"templates/output-protocol.md"},
 			wantText: []string{"# Output protocol\n\nAnswer with the result of the task first."},
-			wantWarn: []string{"templates/output-protocol.md: not a regular file (a folder): skipped; the built-in template is used instead"},
+			wantWarn: []string{"templates/output-protocol.md: not a regular file (a folder): tmem reads only regular files; the built-in template is used instead"},
 		},
 		{
 			name:     "a session file that cannot be created",

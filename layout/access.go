@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -25,7 +26,7 @@ import (
 
 // ErrOutside is wrapped by errors about paths that lead outside the
 // workspace through a symlink.
-var ErrOutside = errors.New("leads outside the workspace through a symlink")
+var ErrOutside = errors.New("leads outside the workspace through a symlink, which tmem never follows")
 
 // ErrTooLarge is wrapped by errors about files over a size limit.
 var ErrTooLarge = errors.New("over the size limit")
@@ -47,7 +48,7 @@ func (w *Workspace) openRoot() (*os.Root, error) {
 // accessError names rel and says plainly what went wrong.
 func accessError(rel string, err error) error {
 	if escapes(err) {
-		return &ParseError{Path: rel, Err: fmt.Errorf("%w: skipped", ErrOutside)}
+		return &ParseError{Path: rel, Err: ErrOutside}
 	}
 	return ReadError(rel, err)
 }
@@ -90,7 +91,7 @@ func (w *Workspace) ReadFile(rel string, limit int64) ([]byte, error) {
 		return nil, accessError(rel, err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, &ParseError{Path: rel, Err: fmt.Errorf("%w (%s): skipped", ErrNotRegular, modeName(st.Mode()))}
+		return nil, &ParseError{Path: rel, Err: fmt.Errorf("%w (%s): tmem reads only regular files", ErrNotRegular, modeName(st.Mode()))}
 	}
 	if st.Size() > limit {
 		return nil, tooLarge(rel, st.Size(), limit)
@@ -172,8 +173,8 @@ func statError(rel string, err error) error {
 	return accessError(rel, err)
 }
 
-// ReadDir lists the folder rel (walked inside the workspace only); a
-// folder that does not exist lists nothing.
+// ReadDir lists the folder rel (walked inside the workspace only), sorted
+// by name; a folder that does not exist lists nothing.
 func (w *Workspace) ReadDir(rel string) ([]fs.DirEntry, error) {
 	r, err := w.openRoot()
 	if err != nil {
@@ -196,6 +197,7 @@ func (w *Workspace) ReadDir(rel string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, accessError(rel, err)
 	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	return ents, nil
 }
 
@@ -203,15 +205,28 @@ func (w *Workspace) ReadDir(rel string) ([]fs.DirEntry, error) {
 // inside the workspace; ok is false for entries that are not regular
 // files, or links that lead outside or nowhere.
 func (w *Workspace) EntryInfo(dir string, e fs.DirEntry) (fs.FileInfo, bool) {
-	if e.Type().IsRegular() {
-		info, err := e.Info()
-		return info, err == nil && info.Mode().IsRegular()
+	info, err := w.EntryCheck(dir, e)
+	return info, err == nil
+}
+
+// EntryCheck is EntryInfo with the reason an entry cannot be read: not a
+// regular file, a link that leads outside the workspace or nowhere.
+func (w *Workspace) EntryCheck(dir string, e fs.DirEntry) (fs.FileInfo, error) {
+	rel := path.Join(dir, e.Name())
+	var info fs.FileInfo
+	var err error
+	if e.Type()&fs.ModeSymlink != 0 {
+		info, err = w.Stat(rel)
+	} else {
+		info, err = e.Info()
 	}
-	if e.Type()&fs.ModeSymlink == 0 {
-		return nil, false
+	if err != nil {
+		return nil, ReadError(rel, err)
 	}
-	info, err := w.Stat(path.Join(dir, e.Name()))
-	return info, err == nil && info.Mode().IsRegular()
+	if !info.Mode().IsRegular() {
+		return nil, &ParseError{Path: rel, Err: fmt.Errorf("%w (%s): tmem reads only regular files", ErrNotRegular, modeName(info.Mode()))}
+	}
+	return info, nil
 }
 
 // writeAtomic replaces (or creates) rel with data inside the workspace: a

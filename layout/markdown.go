@@ -66,7 +66,7 @@ func CheckText(path string, src []byte) error { return checkText(path, src) }
 
 func checkText(path string, src []byte) error {
 	if len(src) > MaxFileSize {
-		return &ParseError{Path: path, Err: fmt.Errorf("file is %s, over the %s limit for memory files", humanBytes(int64(len(src))), humanBytes(MaxFileSize))}
+		return &ParseError{Path: path, Err: &tooLargeError{fmt.Sprintf("file is %s, over the %s limit for memory files", humanBytes(int64(len(src))), humanBytes(MaxFileSize))}}
 	}
 	return checkContent(path, src)
 }

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -94,6 +95,24 @@ func (w *Workspace) Teammates() ([]Teammate, error) {
 	return out, nil
 }
 
+// notTeammate says why an existing folder name is not a teammate, or
+// returns nil when there is no such folder.
+func (w *Workspace) notTeammate(name string) error {
+	st, err := w.Stat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case !st.IsDir():
+		return nil
+	}
+	if _, err := w.ReadFile(name+"/SOUL.md", MaxFileSize); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
 // isDir reports whether a root entry is a folder, or a link to a folder
 // inside the workspace; a teammate folder that links outside is skipped
 // (doctor reports it).
@@ -108,13 +127,20 @@ func (w *Workspace) isDir(e fs.DirEntry) bool {
 	return false
 }
 
-// UnknownTeammateError names the teammates that do exist.
+// UnknownTeammateError names the teammates that do exist, and says why
+// a folder of that name is not a teammate when there is one.
 type UnknownTeammateError struct {
 	Name  string
 	Known []string
+	// Why is set when a folder of that name exists but cannot be a
+	// teammate: it links outside, or its SOUL.md cannot be read.
+	Why error
 }
 
 func (e *UnknownTeammateError) Error() string {
+	if e.Why != nil {
+		return fmt.Sprintf("teammate %q cannot be used: %v", e.Name, e.Why)
+	}
 	if len(e.Known) == 0 {
 		return fmt.Sprintf("unknown teammate %q: the workspace has no teammates yet (add one with 'tmem init --teammate NAME')", e.Name)
 	}
@@ -137,7 +163,7 @@ func (w *Workspace) Teammate(name string) (Teammate, error) {
 		}
 		known = append(known, t.Name)
 	}
-	return Teammate{}, &UnknownTeammateError{Name: name, Known: known}
+	return Teammate{}, &UnknownTeammateError{Name: name, Known: known, Why: w.notTeammate(name)}
 }
 
 // RoleOf reads a teammate's role from SOUL.md: the frontmatter field

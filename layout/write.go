@@ -171,7 +171,15 @@ func LockAt(w *Workspace, rel string) (*flock.Flock, error) {
 		return nil, err
 	}
 	if st, err := w.Lstat(rel); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("lock %s: %w (%s)", rel, ErrNotRegular, modeName(st.Mode()))
+		// Lock files are tmem's own: a link or pipe in their place was put
+		// there by someone else and is removed (the link itself, never
+		// what it points to), so the lock is never taken through it.
+		if st.IsDir() {
+			return nil, fmt.Errorf("lock %s: %w (a folder)", rel, ErrNotRegular)
+		}
+		if err := w.Remove(rel); err != nil {
+			return nil, fmt.Errorf("lock %s is %s and cannot be replaced: %w", rel, modeName(st.Mode()), err)
+		}
 	}
 	return flock.New(w.Abs(rel)), nil
 }
@@ -190,6 +198,9 @@ func (w *Workspace) AppendDaily(ctx context.Context, name string, day time.Time,
 	heading = strings.Join(strings.Fields(heading), " ")
 	if heading == "" {
 		return "", errors.New("entry heading is empty")
+	}
+	if err := checkContent("entry heading", []byte(heading)); err != nil {
+		return "", err
 	}
 	if err := checkSecrets(opts, field{"heading", heading, false}, field{"entry", text, true}); err != nil {
 		return "", err
@@ -242,7 +253,27 @@ func (w *Workspace) update(ctx context.Context, name, rel string, fn func(old []
 	if err != nil {
 		return err
 	}
+	if err := keepsReadable(rel, data); err != nil {
+		return err
+	}
 	return w.WriteFile(rel, data)
+}
+
+// keepsReadable refuses a write whose result tmem could not read back:
+// over the size limit, invalid UTF-8 or frontmatter that no longer
+// parses. A readable file never becomes unreadable by a write, and an
+// unreadable one is not made worse: it must be fixed first.
+func keepsReadable(rel string, data []byte) error {
+	_, err := Parse(rel, data)
+	if err == nil {
+		return nil
+	}
+	var pe *ParseError
+	if errors.As(err, &pe) && errors.Is(pe.Err, ErrTooLarge) {
+		return fmt.Errorf("%s: nothing written: the file would grow to %s, over the %s limit for memory files; "+
+			"keep long text in a file of its own and log a pointer to it", rel, humanBytes(int64(len(data))), humanBytes(MaxFileSize))
+	}
+	return fmt.Errorf("nothing written, the result would not be readable: %w; fix the file first", err)
 }
 
 // demoteHeadings rewrites headings of level 1 and 2 in s to level 3.
@@ -301,6 +332,11 @@ func (w *Workspace) WriteMemory(ctx context.Context, name string, m Memory, mode
 	}
 	if strings.TrimSpace(m.Name) == "" {
 		return "", errors.New("memory name is empty")
+	}
+	for _, f := range [][2]string{{"memory name", m.Name}, {"memory description", m.Description}, {"memory topic", m.Topic}} {
+		if err := checkContent(f[0], []byte(f[1])); err != nil {
+			return "", err
+		}
 	}
 	body := strings.TrimSpace(m.Body)
 	if err := checkText("memory body", []byte(body)); err != nil {

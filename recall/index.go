@@ -458,8 +458,9 @@ func (ix *Index) scopeFiles(name string) ([]*candidate, error) {
 			if e.IsDir() || len(fn) < 4 || fn[0] == '.' || filepath.Ext(fn) != ".md" {
 				continue
 			}
-			fi, ok := ix.ws.EntryInfo(dir, e) // an lstat: one per file
-			if !ok {
+			fi, err := ix.ws.EntryCheck(dir, e) // an lstat: one per file
+			if err != nil {
+				ix.warnf("recall: not indexed: %v", err)
 				continue
 			}
 			f := layout.Classify(name, sub, fn)

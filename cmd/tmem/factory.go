@@ -179,6 +179,8 @@ func (f *factory) exitCode(err error) int {
 		return exitNoWorkspace
 	case errors.Is(err, errLocked):
 		return exitLocked
+	case errors.As(err, &ut) && ut.Why != nil:
+		return exitFailure
 	case errors.As(err, &ue), errors.As(err, &ut):
 		return exitUsage
 	}
