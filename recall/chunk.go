@@ -115,13 +115,49 @@ func (c Chunk) EmbedText() string {
 // the file is still found.
 func ChunkFile(f layout.File, src []byte, opts ChunkOptions) ([]Chunk, error) {
 	if f.Kind == layout.KindArchive && f.Month != "" {
-		return chunkArchive(f, src, opts.withDefaults())
+		cs, err := chunkArchive(f, src, opts.withDefaults())
+		return capChunks(cs), err
 	}
 	doc, _, err := layout.ParseLenient(f.Path, src)
 	if err != nil {
 		return nil, err
 	}
-	return chunkDoc(f, doc, opts.withDefaults()), nil
+	return capChunks(chunkDoc(f, doc, opts.withDefaults())), nil
+}
+
+// maxChunksPerFile bounds the chunks one file yields. A file of ordinary
+// entries stays far below it even at the size limit; one of many
+// thousand tiny entries (a generated file, a runaway agent) would
+// otherwise cost the index time and memory per entry.
+const maxChunksPerFile = 2000
+
+// capChunks joins neighbouring chunks of a file that yields too many,
+// never across an archived source, so that it yields about
+// maxChunksPerFile; each joined chunk keeps its first breadcrumb and
+// spans its parts' lines.
+func capChunks(cs []Chunk) []Chunk {
+	if len(cs) <= maxChunksPerFile {
+		return cs
+	}
+	per := (len(cs) + maxChunksPerFile - 1) / maxChunksPerFile
+	out := make([]Chunk, 0, maxChunksPerFile+1)
+	for i := 0; i < len(cs); {
+		c := cs[i]
+		var b strings.Builder
+		b.WriteString(c.Text)
+		j := i + 1
+		for ; j < len(cs) && j < i+per && cs[j].group() == c.group(); j++ {
+			b.WriteString("\n")
+			b.WriteString(cs[j].Text)
+			c.EndLine = cs[j].EndLine
+		}
+		c.Text = b.String()
+		c.Ordinal = len(out)
+		c.ID = fmt.Sprintf("%s#%d", c.Path, c.Ordinal)
+		out = append(out, c)
+		i = j
+	}
+	return out
 }
 
 func chunkDoc(f layout.File, doc *layout.Doc, opts ChunkOptions) []Chunk {

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -124,6 +125,47 @@ func TestEstimateTokens(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := estimateTokens(tt.in); got != tt.want {
 				t.Errorf("estimateTokens(%q) = %d, want %d", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestChunkCap checks that a file of very many tiny entries yields a
+// bounded number of chunks that still hold every entry, in order, and
+// cover its lines.
+func TestChunkCap(t *testing.T) {
+	for _, n := range []int{maxChunksPerFile, maxChunksPerFile + 1, 5 * maxChunksPerFile} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString("# 2026-11-02\n")
+			for i := 0; i < n; i++ {
+				fmt.Fprintf(&b, "\n## h%d\nword%d\n", i, i)
+			}
+			f := layout.File{Teammate: "beacon", Kind: layout.KindDaily, Path: "beacon/memory/2026-11-02.md"}
+			cs, err := ChunkFile(f, []byte(b.String()), ChunkOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cs) > maxChunksPerFile {
+				t.Fatalf("%d chunks, want at most %d", len(cs), maxChunksPerFile)
+			}
+			next, line := 0, 0
+			for i, c := range cs {
+				if c.Ordinal != i || c.StartLine <= line {
+					t.Fatalf("chunk %d: ordinal %d, lines %d-%d after line %d", i, c.Ordinal, c.StartLine, c.EndLine, line)
+				}
+				line = c.EndLine
+				for _, w := range strings.Fields(c.Text) {
+					if w == fmt.Sprintf("word%d", next) {
+						next++
+					}
+				}
+			}
+			if next != n {
+				t.Errorf("found %d of %d entries in order", next, n)
+			}
+			if last := cs[len(cs)-1]; last.EndLine != 3*n+1 {
+				t.Errorf("last chunk ends at line %d, want %d", last.EndLine, 3*n+1)
 			}
 		})
 	}
