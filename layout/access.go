@@ -125,40 +125,33 @@ func modeName(m fs.FileMode) string {
 	case m.IsDir():
 		return "a folder"
 	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
+		return "a named pipe (FIFO)"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
 	case m&fs.ModeDevice != 0:
 		return "a device"
 	case m&fs.ModeSymlink != 0:
 		return "a symlink"
 	}
-	return "not a plain file"
+	return "a special file"
 }
 
 // Stat stats rel, following links only inside the workspace.
-func (w *Workspace) Stat(rel string) (fs.FileInfo, error) {
-	r, err := w.openRoot()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	st, err := r.Stat(filepath.FromSlash(rel))
-	if err != nil {
-		return nil, statError(rel, err)
-	}
-	return st, nil
-}
+func (w *Workspace) Stat(rel string) (fs.FileInfo, error) { return w.stat(rel, (*os.Root).Stat) }
 
 // Lstat stats rel itself, a link as a link (its folders are still walked
 // inside the workspace only).
-func (w *Workspace) Lstat(rel string) (fs.FileInfo, error) {
+func (w *Workspace) Lstat(rel string) (fs.FileInfo, error) { return w.stat(rel, (*os.Root).Lstat) }
+
+func (w *Workspace) stat(rel string, fn func(*os.Root, string) (fs.FileInfo, error)) (fs.FileInfo, error) {
 	r, err := w.openRoot()
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	st, err := r.Lstat(filepath.FromSlash(rel))
+	st, err := fn(r, filepath.FromSlash(rel))
 	if err != nil {
 		return nil, statError(rel, err)
 	}
@@ -280,6 +273,12 @@ func syncRootDir(r *os.Root, dir string) error {
 	if err != nil {
 		return err
 	}
+	return syncFolder(d, dir)
+}
+
+// syncFolder fsyncs an open folder and closes it; systems that cannot
+// sync a folder are not an error.
+func syncFolder(d *os.File, dir string) error {
 	defer d.Close()
 	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
 		return fmt.Errorf("sync %s: %w", dir, err)

@@ -50,7 +50,7 @@ func (w *Workspace) checkTree() ([]Finding, error) {
 			out = append(out, checkLink(rel, p, root)...)
 		case !d.IsDir() && !d.Type().IsRegular():
 			out = append(out, Finding{Path: rel, Severity: SevError,
-				Message: fmt.Sprintf("%s, not a regular file: tmem never reads it; remove it", kindOf(d.Type()))})
+				Message: fmt.Sprintf("%s, not a regular file: tmem never reads it; remove it", modeName(d.Type()))})
 		case !d.IsDir() && tempFileRe.MatchString(d.Name()):
 			out = append(out, Finding{Path: rel, Severity: SevWarning,
 				Message: "temp file left by an interrupted write: delete it when no tmem command is running"})
@@ -72,19 +72,4 @@ func checkLink(rel, p, root string) []Finding {
 			Message: fmt.Sprintf("symlink leads outside the workspace (to %s): tmem does not follow it; put the file itself here", real)}}
 	}
 	return nil
-}
-
-// kindOf names a file type that is not a regular file or a folder.
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "a special file"
 }

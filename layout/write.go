@@ -112,11 +112,7 @@ func syncDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
+	return syncFolder(d, dir)
 }
 
 // Lock takes the teammate's advisory lock, waiting until ctx is done. Every
