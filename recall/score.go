@@ -38,7 +38,7 @@ var wordWeights = []float64{1, 2, 1.5, 1.5} // text, name, description, heading
 // about as much again as its words matched one by one; date tokens as
 // before.
 const (
-	identBoost = 1.0
+	identBoost = 2.0
 	pairsBoost = 1.0
 	whenBoost  = 2.0
 )

@@ -54,7 +54,7 @@ func pairs(ws []string) []string {
 
 // identTokens returns the identifiers in s, whole and lower-cased, as
 // written: words with a digit or an inner '_', '-', '.', '/', ':', '%',
-// '@' or '#' in them, such as ERR_REPLICA_LAG, 0.07%, us-east-1, DX-8047,
+// '@', '#', '?', '=' or '&' in them, such as ERR_REPLICA_LAG, 0.07%, us-east-1, DX-8047,
 // v1.7, recall/search.go or a URL. The English analyzer splits or drops
 // most of them; this field keeps them for exact matching.
 func identTokens(s string) []string {
@@ -81,7 +81,7 @@ func isIdent(f string) bool {
 			alnum++
 		case unicode.IsLetter(r):
 			alnum++
-		case strings.ContainsRune("_-./:%@#+", r):
+		case strings.ContainsRune("_-./:%@#+?=&~", r):
 			inner = inner || (i > 0 && i < len(f)-1) || r == '%'
 		default:
 			return false
