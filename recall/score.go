@@ -177,7 +177,7 @@ func readPostings(ctx context.Context, s *scope, groups []termGroup, avg map[str
 	if sp.docs, err = r.DocCount(); err != nil {
 		return sp, err
 	}
-	acc := map[uint64]float64{}
+	acc := &accumulator{}
 	var tfd bindex.TermFieldDoc
 	for _, g := range groups {
 		perTerm := make([][]posting, len(g.terms))
@@ -185,28 +185,51 @@ func readPostings(ctx context.Context, s *scope, groups []termGroup, avg map[str
 			if err := ctx.Err(); err != nil {
 				return sp, err
 			}
-			clear(acc)
 			for fi, f := range g.fields {
 				if err := addPostings(ctx, r, t, f, g.weights[fi], avg[f], acc, &tfd); err != nil {
 					return sp, err
 				}
 			}
-			ps := make([]posting, 0, len(acc))
-			for d, tf := range acc {
-				ps = append(ps, posting{d, tf})
-			}
-			perTerm[ti] = ps
+			perTerm[ti] = acc.drain()
 		}
 		sp.terms = append(sp.terms, perTerm)
 	}
 	return sp, nil
 }
 
+// accumulator sums a value per chunk number in a dense array (a map costs
+// more than reading the postings) and remembers which chunks it touched.
+type accumulator struct {
+	sums    []float64
+	touched []uint64
+}
+
+func (a *accumulator) add(doc uint64, v float64) {
+	if doc >= uint64(len(a.sums)) {
+		a.sums = append(a.sums, make([]float64, int(doc)+1-len(a.sums)+len(a.sums)/2)...)
+	}
+	if a.sums[doc] == 0 {
+		a.touched = append(a.touched, doc)
+	}
+	a.sums[doc] += v
+}
+
+// drain returns the sums and starts afresh.
+func (a *accumulator) drain() []posting {
+	out := make([]posting, len(a.touched))
+	for i, d := range a.touched {
+		out[i] = posting{d, a.sums[d]}
+		a.sums[d] = 0
+	}
+	a.touched = a.touched[:0]
+	return out
+}
+
 // addPostings adds to acc, per chunk, the term's frequency in the field,
 // weighted and normalised by the field's length against the average:
 // w·tf / (1 − b + b·len/avg). bleve keeps a field's length in each
 // posting as its norm, 1/√len.
-func addPostings(ctx context.Context, r bindex.IndexReader, term, field string, w, avg float64, acc map[uint64]float64, tfd *bindex.TermFieldDoc) error {
+func addPostings(ctx context.Context, r bindex.IndexReader, term, field string, w, avg float64, acc *accumulator, tfd *bindex.TermFieldDoc) error {
 	tfr, err := r.TermFieldReader(ctx, []byte(term), field, true, true, false)
 	if err != nil {
 		return err
@@ -224,7 +247,7 @@ func addPostings(ctx context.Context, r bindex.IndexReader, term, field string, 
 		if d.Norm > 0 {
 			length = math.Round(1 / (d.Norm * d.Norm))
 		}
-		acc[binary.BigEndian.Uint64(d.ID)] += w * float64(d.Freq) / (1 - bm25B + bm25B*length/avg)
+		acc.add(binary.BigEndian.Uint64(d.ID), w*float64(d.Freq)/(1-bm25B+bm25B*length/avg))
 	}
 }
 
@@ -258,10 +281,7 @@ func topChunks(sps []*scopePostings, groups []termGroup, n int) []scoredDoc {
 	for _, sp := range sps {
 		total += sp.docs
 	}
-	scores := make([]map[uint64]float64, len(sps))
-	for i := range sps {
-		scores[i] = map[uint64]float64{}
-	}
+	scores := make([]accumulator, len(sps))
 	for gi, g := range groups {
 		for ti := range g.terms {
 			var df uint64
@@ -271,15 +291,15 @@ func topChunks(sps []*scopePostings, groups []termGroup, n int) []scoredDoc {
 			w := g.boost * idf(total, df)
 			for si, sp := range sps {
 				for _, p := range sp.terms[gi][ti] {
-					scores[si][p.doc] += w * saturate(p.tf)
+					scores[si].add(p.doc, w*saturate(p.tf))
 				}
 			}
 		}
 	}
 	h := &docHeap{}
-	for si, m := range scores {
-		for d, s := range m {
-			c := scoredDoc{si, d, s}
+	for si := range scores {
+		for _, p := range scores[si].drain() {
+			c := scoredDoc{si, p.doc, p.tf}
 			if h.Len() < n {
 				heap.Push(h, c)
 			} else if better(c, (*h)[0]) {
