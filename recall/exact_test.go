@@ -70,8 +70,8 @@ func TestFindIdentifiersAsWritten(t *testing.T) {
 	files := map[string]string{}
 	day := func(i int) string { return fmt.Sprintf("2026-03-%02d.md", i+1) }
 	for i, tt := range tests {
-		files[day(2*i)] = fmt.Sprintf("# %s\n\n## Notes\n\n%s\n", day(2*i)[:10], tt.want)
-		files[day(2*i+1)] = fmt.Sprintf("# %s\n\n## Notes\n\n%s\n", day(2*i+1)[:10], tt.other)
+		files[day(2*i)] = fmt.Sprintf("# %s\n\n## Notes\n\n%s\n", day(2 * i)[:10], tt.want)
+		files[day(2*i+1)] = fmt.Sprintf("# %s\n\n## Notes\n\n%s\n", day(2*i + 1)[:10], tt.other)
 	}
 	ix, _ := openIndex(t, exactWorkspace(t, files), Options{})
 	for i, tt := range tests {
