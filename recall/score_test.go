@@ -65,11 +65,11 @@ func refScore(t *testing.T, corpus map[string]refChunk, query string) map[string
 // against refScore on a fixed corpus.
 func TestBM25MatchesReference(t *testing.T) {
 	files := map[string]string{
-		"2025-06-12.md": "# 2025-06-12\n\n## Load test of audit-log\n\nError rate for ERR_REPLICA_LAG on audit-log is 0.07% in us-east-1; threshold is 0.5%.\n",
-		"2025-06-13.md": "# 2025-06-13\n\n## Retry queue\n\nThe retry queue drained by noon. The audit log was quiet and the error rate stayed low all day long.\n",
-		"2025-06-16.md": "# 2025-06-16\n\n## Pinned bleve\n\nPinned bleve at v1.7; error error error in the load test of v1.9.\n",
+		"2025-06-12.md":        "# 2025-06-12\n\n## Load test of audit-log\n\nError rate for ERR_REPLICA_LAG on audit-log is 0.07% in us-east-1; threshold is 0.5%.\n",
+		"2025-06-13.md":        "# 2025-06-13\n\n## Retry queue\n\nThe retry queue drained by noon. The audit log was quiet and the error rate stayed low all day long.\n",
+		"2025-06-16.md":        "# 2025-06-16\n\n## Pinned bleve\n\nPinned bleve at v1.7; error error error in the load test of v1.9.\n",
 		"project_audit_log.md": "---\nname: Audit log load testing\ndescription: Error rate and threshold for the audit log\ntype: project\n---\nRun the load test after each release.\n",
-		"feedback_short.md": "---\nname: Short answers\ndescription: Keep replies short\ntype: feedback\n---\nAnswer first, details after.\n",
+		"feedback_short.md":    "---\nname: Short answers\ndescription: Keep replies short\ntype: feedback\n---\nAnswer first, details after.\n",
 	}
 	ws := exactWorkspace(t, files)
 	ix, _ := openIndex(t, ws, Options{})
