@@ -18,7 +18,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/whitespace"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
 )
 
@@ -38,12 +37,14 @@ const (
 	fHead  = "heading"
 	fCJK   = "text_cjk"
 	fWhen  = "when"  // date tokens
+	fIdent = "ident" // identifiers as written (identTokens)
+	fPairs = "pairs" // neighbouring word pairs (pairs)
 	fChunk = "chunk" // the whole Chunk as JSON, stored only
 )
 
-// Field boosts in the BM25 query: a memory's name says what it is about
-// more surely than any sentence in it.
-var fieldBoosts = map[string]float64{fText: 1, fName: 3, fDesc: 2, fHead: 1.5, fCJK: 1, fWhen: 2}
+// lenFields are the fields BM25 normalises by length; the index records
+// each one's total length and how many chunks have it (fieldStats).
+var lenFields = []string{fText, fName, fDesc, fHead, fCJK, fWhen, fIdent, fPairs}
 
 func indexMapping() (mapping.IndexMapping, error) {
 	im := bleve.NewIndexMapping()
@@ -82,28 +83,54 @@ func indexMapping() (mapping.IndexMapping, error) {
 		dm.AddFieldMappingsAt(f, text(enFolded))
 	}
 	dm.AddFieldMappingsAt(fCJK, text(cjk.AnalyzerName))
-	dm.AddFieldMappingsAt(fWhen, text(whenAnalyzer))
+	for _, f := range []string{fWhen, fIdent, fPairs} {
+		dm.AddFieldMappingsAt(f, text(whenAnalyzer))
+	}
 	dm.AddFieldMappingsAt(fChunk, stored)
 	im.DefaultMapping = dm
 	im.DefaultAnalyzer = enFolded
 	return im, nil
 }
 
-// bleveDoc is what bleve indexes for a chunk.
-func bleveDoc(c Chunk) (map[string]interface{}, error) {
+// bleveDoc is what bleve indexes for a chunk, and the length of each of
+// its lenFields in terms, as bleve counts them.
+func bleveDoc(c Chunk) (map[string]interface{}, fieldLens, error) {
 	meta, err := json.Marshal(c)
 	if err != nil {
-		return nil, fmt.Errorf("encode chunk %s: %w", c.ID, err)
+		return nil, nil, fmt.Errorf("encode chunk %s: %w", c.ID, err)
+	}
+	a, err := analyzers()
+	if err != nil {
+		return nil, nil, err
+	}
+	byField := map[string][]string{}
+	var ps []string
+	for _, f := range []struct{ name, text string }{{fText, c.Text}, {fName, c.Name}, {fDesc, c.Description}, {fHead, c.Heading}} {
+		byField[f.name] = terms(a.en, f.text)
+		ps = append(ps, pairs(byField[f.name])...)
+	}
+	all := c.Name + " " + c.Description + " " + c.Heading + " " + c.Text
+	cjkText := cjkOnly(all)
+	when := whenTokens(dateKind(c), c.Date)
+	byField[fCJK] = terms(a.cjk, cjkText)
+	byField[fWhen] = strings.Fields(when)
+	byField[fIdent] = identTokens(all)
+	byField[fPairs] = ps
+	lens := make(fieldLens, len(lenFields))
+	for i, f := range lenFields {
+		lens[i] = int64(len(byField[f]))
 	}
 	return map[string]interface{}{
 		fText:  c.Text,
 		fName:  c.Name,
 		fDesc:  c.Description,
 		fHead:  c.Heading,
-		fCJK:   cjkOnly(c.Name + " " + c.Description + " " + c.Heading + " " + c.Text),
-		fWhen:  whenTokens(dateKind(c), c.Date),
+		fCJK:   cjkText,
+		fWhen:  when,
+		fIdent: strings.Join(byField[fIdent], " "),
+		fPairs: strings.Join(ps, " "),
 		fChunk: string(meta),
-	}, nil
+	}, lens, nil
 }
 
 func createBleve(path string) (bl bleve.Index, err error) {
@@ -148,31 +175,6 @@ func guard(what string, f func() error) (err error) {
 		}
 	}()
 	return f()
-}
-
-// bm25Query matches the text against every analysed field; the CJK field
-// only when the text has CJK characters in it.
-func bm25Query(text string) query.Query {
-	var qs []query.Query
-	for _, f := range []string{fText, fName, fDesc, fHead} {
-		m := bleve.NewMatchQuery(text)
-		m.SetField(f)
-		m.SetBoost(fieldBoosts[f])
-		qs = append(qs, m)
-	}
-	if c := cjkOnly(text); c != "" {
-		m := bleve.NewMatchQuery(c)
-		m.SetField(fCJK)
-		m.SetBoost(fieldBoosts[fCJK])
-		qs = append(qs, m)
-	}
-	if when := queryWhen(text); len(when) > 0 {
-		m := bleve.NewMatchQuery(strings.Join(when, " "))
-		m.SetField(fWhen)
-		m.SetBoost(fieldBoosts[fWhen])
-		qs = append(qs, m)
-	}
-	return bleve.NewDisjunctionQuery(qs...)
 }
 
 // chunkIDs lists a file's chunk IDs.

@@ -727,10 +727,12 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 			}
 			m.Files[c.file.Path] = fs
 			for _, ch := range chunks {
-				doc, err := bleveDoc(ch)
+				doc, lens, err := bleveDoc(ch)
 				if err != nil {
 					return err
 				}
+				fs.Lens = fs.Lens.add(lens)
+				fs.Has = fs.Has.add(lens.nonZero())
 				if err := batch.Index(ch.ID, doc); err != nil {
 					return fmt.Errorf("index %s: %w", ch.ID, err)
 				}

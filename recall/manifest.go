@@ -12,7 +12,7 @@ import (
 
 // SchemaVersion changes whenever what the index stores changes; an index
 // written under another version is rebuilt.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // manifest records what a scope's index holds: the settings it was built
 // with and, per file, the stat data and content hash the chunks came from.
@@ -25,6 +25,9 @@ type manifest struct {
 	// Store records the bleve files as the last sync left them.
 	Store []storeFile
 	Files map[string]*fileState
+	// Stats is what BM25 needs of the whole index: a header-only read
+	// fills it in from the header; encode sums it up from Files.
+	Stats fieldStats
 }
 
 type fileState struct {
@@ -39,6 +42,39 @@ type fileState struct {
 	Kind   string
 	Date   string
 	Err    string // why the file is listed but not indexed
+	// Lens is, per lenFields, the total length of the file's chunks in
+	// terms; Has how many of its chunks have that field at all.
+	Lens, Has fieldLens
+}
+
+// fieldLens holds one number per lenFields.
+type fieldLens []int64
+
+func (l fieldLens) add(o fieldLens) fieldLens {
+	if l == nil {
+		l = make(fieldLens, len(lenFields))
+	}
+	for i := range l {
+		if i < len(o) {
+			l[i] += o[i]
+		}
+	}
+	return l
+}
+
+// fieldStats is, per lenFields, the total length of the field over all
+// chunks and how many chunks have it: their ratio is the average length
+// BM25 normalises by.
+type fieldStats struct{ Lens, Has fieldLens }
+
+// stats sums the file table's field lengths.
+func (m *manifest) stats() fieldStats {
+	var st fieldStats
+	for _, f := range m.Files {
+		st.Lens = st.Lens.add(f.Lens)
+		st.Has = st.Has.add(f.Has)
+	}
+	return st
 }
 
 var (
@@ -66,6 +102,7 @@ type manifestHeader struct {
 	Embedder string
 	Store    []storeFile
 	Weeklies []weeklyRef
+	Stats    fieldStats
 }
 
 type weeklyRef struct{ Path, Date string }
@@ -86,7 +123,8 @@ func (m *manifest) weeklies() []weeklyRef {
 // is detected on reading.
 func (m *manifest) encode() ([]byte, error) {
 	var head, files bytes.Buffer
-	h := manifestHeader{Schema: m.Schema, Chunker: m.Chunker, Embedder: m.Embedder, Store: m.Store, Weeklies: m.weeklies()}
+	m.Stats = m.stats()
+	h := manifestHeader{Schema: m.Schema, Chunker: m.Chunker, Embedder: m.Embedder, Store: m.Store, Weeklies: m.weeklies(), Stats: m.Stats}
 	if err := gob.NewEncoder(&head).Encode(h); err != nil {
 		return nil, fmt.Errorf("encode manifest: %w", err)
 	}
@@ -135,7 +173,7 @@ func decodeManifest(b []byte, headerOnly bool) (*manifest, []weeklyRef, error) {
 	if err := gob.NewDecoder(bytes.NewReader(payload[:hl])).Decode(&head); err != nil {
 		return nil, nil, fmt.Errorf("manifest: %v: %w", err, errCorrupt)
 	}
-	m := &manifest{Schema: head.Schema, Chunker: head.Chunker, Embedder: head.Embedder, Store: head.Store}
+	m := &manifest{Schema: head.Schema, Chunker: head.Chunker, Embedder: head.Embedder, Store: head.Store, Stats: head.Stats}
 	if headerOnly {
 		return m, head.Weeklies, nil
 	}
@@ -146,4 +184,15 @@ func decodeManifest(b []byte, headerOnly bool) (*manifest, []weeklyRef, error) {
 		m.Files = map[string]*fileState{}
 	}
 	return m, head.Weeklies, nil
+}
+
+// nonZero is 1 where l is not 0.
+func (l fieldLens) nonZero() fieldLens {
+	out := make(fieldLens, len(l))
+	for i, n := range l {
+		if n > 0 {
+			out[i] = 1
+		}
+	}
+	return out
 }

@@ -40,13 +40,13 @@ var DefaultRanking = Ranking{
 	VectorWeight: 0.5,
 	Candidates:   100,
 	KindBoost: map[string]float64{
-		"typed":     1.3,
-		"wisdom":    1.2,
-		"crossteam": 1.1,
+		"typed":     1.1,
+		"wisdom":    1.1,
+		"crossteam": 1.05,
 		"monthly":   1.0,
 		"weekly":    1.0,
-		"daily":     0.9,
-		"archive":   0.8,
+		"daily":     0.95,
+		"archive":   0.9,
 	},
 	RecencyDepth: 2,
 }

@@ -60,7 +60,8 @@ func TestBoost(t *testing.T) {
 		in   []ranked
 		want string
 	}{
-		{"typed memory overtakes a close weekly", []ranked{rk("w", 0, "weekly", 1), rk("t", 0, "typed", 0.9)}, "t#0,w#0"},
+		{"typed memory overtakes a close weekly", []ranked{rk("w", 0, "weekly", 1), rk("t", 0, "typed", 0.95)}, "t#0,w#0"},
+		{"a weekly 15% better stays ahead", []ranked{rk("w", 0, "weekly", 1), rk("t", 0, "typed", 0.85)}, "w#0,t#0"},
 		{"a far better weekly stays ahead", []ranked{rk("w", 0, "weekly", 1), rk("t", 0, "typed", 0.5)}, "w#0,t#0"},
 		{"daily sinks below an equal monthly", []ranked{rk("d", 0, "daily", 1), rk("m", 0, "monthly", 1)}, "m#0,d#0"},
 	}

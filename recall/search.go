@@ -10,10 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 
-	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/search"
 	bindex "github.com/blevesearch/bleve_index_api"
 	"github.com/tmemhq/tmem/layout"
 )
@@ -174,19 +171,9 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 	var bm, vec []scored
 	text := strings.TrimSpace(q.Text)
 	if text != "" && mode != ModeVector {
-		res, err := searchEach(ctx, scopes, cand, func() *bleve.SearchRequest {
-			req := bleve.NewSearchRequestOptions(bm25Query(text), cand, 0, false)
-			req.Fields = []string{fChunk}
-			return req
-		})
-		if err != nil {
+		var err error
+		if bm, err = bm25Search(ctx, scopes, text, cand); err != nil {
 			return nil, fmt.Errorf("search %q: %w", text, err)
-		}
-		for _, h := range res {
-			bm = append(bm, scored{h.ID, h.Score})
-			if c, ok := chunkOf(h); ok {
-				metas[h.ID] = c
-			}
 		}
 	}
 	if text != "" && mode != ModeBM25 && ix.opts.Embedder != nil {
@@ -263,18 +250,6 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 	return hits, nil
 }
 
-func chunkOf(h *search.DocumentMatch) (Chunk, bool) {
-	s, ok := h.Fields[fChunk].(string)
-	if !ok {
-		return Chunk{}, false
-	}
-	var c Chunk
-	if err := json.Unmarshal([]byte(s), &c); err != nil {
-		return Chunk{}, false
-	}
-	return c, true
-}
-
 // fetchChunks loads the stored chunks of ids into metas, looking each up
 // in its own scope. It reads documents one by one rather than through a
 // document-ID query, which bleve runs on goroutines of its own, where a
@@ -317,42 +292,6 @@ func scopeOfChunk(id string) string {
 		return id[:i]
 	}
 	return ""
-}
-
-// searchEach runs a request on every scope's index, each on a goroutine
-// of its own under guard, and merges the hits, best first, up to n. (A
-// bleve alias would search on goroutines where a panic cannot be caught,
-// and reports an index that fails only in its status while answering from
-// the others.)
-func searchEach(ctx context.Context, scopes []*scope, n int, newReq func() *bleve.SearchRequest) ([]*search.DocumentMatch, error) {
-	results := make([]*bleve.SearchResult, len(scopes))
-	errs := make([]error, len(scopes))
-	var wg sync.WaitGroup
-	for i, s := range scopes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = guard("search "+s.label(), func() (err error) {
-				results[i], err = s.bl.SearchInContext(ctx, newReq())
-				return err
-			})
-		}()
-	}
-	wg.Wait()
-	var hits []*search.DocumentMatch
-	for i := range scopes {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		hits = append(hits, results[i].Hits...)
-	}
-	sort.Slice(hits, func(a, b int) bool {
-		if hits[a].Score != hits[b].Score {
-			return hits[a].Score > hits[b].Score
-		}
-		return hits[a].ID < hits[b].ID
-	})
-	return hits[:min(n, len(hits))], nil
 }
 
 // recentWeeklies lists the paths of the depth most recent weekly

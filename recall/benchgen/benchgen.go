@@ -70,6 +70,22 @@ var (
 	details  = []string{"p95 latency dropped from 420 ms to 180 ms", "the flaky test passed fifty runs in a row", "Norwave sent duplicate events again after their outage", "the migration needed an expand step first", "Priya asked for a summary before Friday", "the dashboard now shows queue depth per carrier", "memory use stayed under 300 MB", "two customers reported stale positions", "the alert fired three times overnight", "we agreed to keep Postgres instead of adding a queue", "the config flag defaults to off", "a timezone bug shifted dates by one day", "the container numbers failed ISO 6346 validation", "the backfill took 3 h 10 min", "Tomasz approved the rollout plan"}
 	tails    = []string{"Next step is a follow-up ticket.", "Left a note in the runbook.", "Will check the numbers again tomorrow.", "Nobody objected in review.", "Needs a second reviewer before merge.", "Shared the graph in the team channel.", "Opened HRB-%d to track it.", "Decision recorded in the design doc."}
 	types    = []string{"user", "feedback", "project", "reference"}
+	// Facts: the exact records people later ask for, full of identifiers
+	// (error codes, tickets, versions, regions, numbers with units, paths).
+	services = []string{"audit-log", "billing-api", "ingest-gateway", "search-index", "eta-service", "webhook-relay", "carrier-sync", "map-tiles", "rate-limiter", "auth-proxy", "export-worker", "customs-feed"}
+	regions  = []string{"us-east-1", "us-west-2", "eu-west-1", "eu-central-1", "ap-south-1", "ap-northeast-1"}
+	errParts = []string{"REPLICA", "QUEUE", "TOKEN", "SHARD", "LEASE", "CURSOR", "SCHEMA", "QUOTA"}
+	errKinds = []string{"LAG", "TIMEOUT", "OVERFLOW", "EXPIRED", "CONFLICT", "MISSING", "STALE"}
+	projects = []string{"DX", "HRB", "OPS", "ING", "BIL"}
+	libs     = []string{"pgx", "zstd", "grpc-go", "otel-sdk", "bleve", "chi", "sarama", "protobuf"}
+	topics   = []string{"load testing", "failover", "capacity planning", "schema migration", "alert tuning", "cost review", "retention policy", "incident review"}
+	facts    = []string{
+		"Error rate for %[1]s on %[2]s is %[3]s in %[4]s; threshold is %[5]s.",
+		"%[6]s tracks %[2]s %[7]s: %[1]s showed up %[8]d times in %[4]s.",
+		"Bumped %[9]s from %[10]s to %[11]s in %[2]s; see %[12]s.",
+		"p99 of %[2]s in %[4]s went from %[13]d ms to %[14]d ms after %[6]s.",
+		"Wrote an RFC for %[7]s in %[2]s: budget is %[3]s of requests in %[4]s, owner %[6]s.",
+	}
 )
 
 type gen struct {
@@ -81,6 +97,9 @@ type gen struct {
 func (g *gen) pick(xs []string) string { return xs[g.r.IntN(len(xs))] }
 
 func (g *gen) sentence() string {
+	if g.r.IntN(3) == 0 {
+		return g.fact()
+	}
 	s := fmt.Sprintf("%s %s; %s.", upperFirst(g.pick(verbs)), g.pick(subjects), g.pick(details))
 	if g.r.IntN(2) == 0 {
 		t := g.pick(tails)
@@ -90,6 +109,19 @@ func (g *gen) sentence() string {
 		s += " " + t
 	}
 	return s
+}
+
+// fact is a sentence of identifiers: seldom the same twice.
+func (g *gen) fact() string {
+	svc := g.pick(services)
+	pct := func() string { return fmt.Sprintf("%d.%02d%%", g.r.IntN(3), g.r.IntN(100)) }
+	major := 1 + g.r.IntN(3)
+	return fmt.Sprintf(g.pick(facts),
+		"ERR_"+g.pick(errParts)+"_"+g.pick(errKinds), svc, pct(), g.pick(regions), pct(),
+		fmt.Sprintf("%s-%d", g.pick(projects), 1000+g.r.IntN(9000)), g.pick(topics), 2+g.r.IntN(400),
+		g.pick(libs), fmt.Sprintf("v%d.%d", major, g.r.IntN(10)), fmt.Sprintf("v%d.%d", major, 10+g.r.IntN(10)),
+		fmt.Sprintf("deploy/%s/%s.yaml", svc, g.pick(types)),
+		100+g.r.IntN(900), 20+g.r.IntN(300))
 }
 
 func (g *gen) paragraph(n int) string {
@@ -199,10 +231,13 @@ func (g *gen) teammate(name string, start time.Time, o Options, compactedUntil t
 	}
 	for i := 0; i < o.TypedPerYear*o.Years; i++ {
 		typ := g.pick(types)
-		subj := g.pick(subjects)
-		slug := fmt.Sprintf("%s_%d", strings.ReplaceAll(strings.TrimPrefix(subj, "the "), " ", "_"), i)
-		body := fmt.Sprintf("---\nname: %s notes %d\ndescription: %s\ntype: %s\n---\n%s\n\n**Why:** %s\n\n**How to apply:** %s\n",
-			strings.TrimPrefix(subj, "the "), i, g.sentence(), typ, g.paragraph(2), g.sentence(), g.sentence())
+		subj := strings.TrimPrefix(g.pick(subjects), "the ")
+		if g.r.IntN(2) == 0 {
+			subj = strings.ReplaceAll(g.pick(services), "-", " ") + " " + g.pick(topics)
+		}
+		slug := fmt.Sprintf("%s_%d", strings.ReplaceAll(subj, " ", "_"), i)
+		body := fmt.Sprintf("---\nname: %s notes %d\ndescription: %q\ntype: %s\n---\n%s\n\n**Why:** %s\n\n**How to apply:** %s\n",
+			subj, i, g.sentence(), typ, g.paragraph(2), g.sentence(), g.sentence())
 		if err := g.write(layout.TypedPath(name, typ, slug), body); err != nil {
 			return err
 		}

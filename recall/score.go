@@ -1,0 +1,342 @@
+package recall
+
+import (
+	"container/heap"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sync"
+
+	bindex "github.com/blevesearch/bleve_index_api"
+)
+
+// BM25 parameters (Robertson and Spärck Jones; the usual values).
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// termGroup is a set of query terms scored BM25F style over fields that
+// share one analysis: per term, the field frequencies are length
+// normalised, weighted and summed before they saturate, and idf counts the
+// chunks that hold the term in any of the fields. A word found in a
+// memory's name, description and text thus counts once, a little more,
+// not three times over.
+type termGroup struct {
+	terms   []string
+	fields  []string
+	weights []float64 // per field
+	boost   float64   // the group's share of the score
+}
+
+// Field weights within the words group: a memory's name and description
+// say what it is about, a heading what its entry is about.
+var wordWeights = []float64{1, 2, 1.5, 1.5} // text, name, description, heading
+
+// Group boosts: an identifier or an exact run of words matched is worth
+// about as much again as its words matched one by one; date tokens as
+// before.
+const (
+	identBoost = 2.0
+	pairsBoost = 1.0
+	whenBoost  = 2.0
+)
+
+// queryGroups analyses a query into its term groups.
+func queryGroups(text string) ([]termGroup, error) {
+	a, err := analyzers()
+	if err != nil {
+		return nil, err
+	}
+	ws := terms(a.en, text)
+	gs := []termGroup{{terms: distinct(ws), fields: []string{fText, fName, fDesc, fHead}, weights: wordWeights, boost: 1}}
+	add := func(ts []string, field string, boost float64) {
+		if len(ts) > 0 {
+			gs = append(gs, termGroup{terms: distinct(ts), fields: []string{field}, weights: []float64{1}, boost: boost})
+		}
+	}
+	add(identTokens(text), fIdent, identBoost)
+	add(pairs(ws), fPairs, pairsBoost)
+	if c := cjkOnly(text); c != "" {
+		add(terms(a.cjk, c), fCJK, 1)
+	}
+	add(queryWhen(text), fWhen, whenBoost)
+	return gs, nil
+}
+
+func distinct(ts []string) []string {
+	seen := map[string]bool{}
+	out := ts[:0:0]
+	for _, t := range ts {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// posting is a chunk's combined, normalised frequency of one term.
+type posting struct {
+	doc uint64
+	tf  float64
+}
+
+// scopePostings is one scope's postings: per group, per term.
+type scopePostings struct {
+	s     *scope
+	r     bindex.IndexReader
+	docs  uint64
+	terms [][][]posting
+}
+
+// bm25Search scores every chunk of the scopes that holds a query term and
+// returns the best n, best first. The statistics (chunk count, document
+// frequencies, average field lengths) are those of all scopes together,
+// so scores compare across them.
+func bm25Search(ctx context.Context, scopes []*scope, text string, n int) ([]scored, error) {
+	groups, err := queryGroups(text)
+	if err != nil {
+		return nil, err
+	}
+	avg := averageLengths(scopes)
+	sps := make([]*scopePostings, len(scopes))
+	errs := make([]error, len(scopes))
+	var wg sync.WaitGroup
+	for i, s := range scopes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = guard("search "+s.label(), func() (err error) {
+				sps[i], err = readPostings(ctx, s, groups, avg)
+				return err
+			})
+		}()
+	}
+	wg.Wait()
+	defer func() {
+		for _, sp := range sps {
+			if sp != nil {
+				sp.r.Close()
+			}
+		}
+	}()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	top := topChunks(sps, groups, n)
+	out := make([]scored, 0, len(top))
+	err = guard("search", func() error {
+		for _, c := range top {
+			id, err := sps[c.scope].r.ExternalID(docID(c.doc))
+			if err != nil {
+				return fmt.Errorf("chunk of %s: %w", sps[c.scope].s.label(), err)
+			}
+			out = append(out, scored{id, c.score})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// averageLengths is, per field, the average length of the chunks that
+// have it, over all scopes.
+func averageLengths(scopes []*scope) map[string]float64 {
+	var st fieldStats
+	for _, s := range scopes {
+		if s.man != nil {
+			st.Lens = st.Lens.add(s.man.Stats.Lens)
+			st.Has = st.Has.add(s.man.Stats.Has)
+		}
+	}
+	avg := map[string]float64{}
+	for i, f := range lenFields {
+		avg[f] = 1
+		if i < len(st.Has) && st.Has[i] > 0 && st.Lens[i] > 0 {
+			avg[f] = float64(st.Lens[i]) / float64(st.Has[i])
+		}
+	}
+	return avg
+}
+
+// readPostings reads, for every query term, the chunks of one scope that
+// hold it and their combined normalised frequency.
+func readPostings(ctx context.Context, s *scope, groups []termGroup, avg map[string]float64) (*scopePostings, error) {
+	ix, err := s.bl.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	r, err := ix.Reader()
+	if err != nil {
+		return nil, err
+	}
+	sp := &scopePostings{s: s, r: r}
+	if sp.docs, err = r.DocCount(); err != nil {
+		return sp, err
+	}
+	acc := &accumulator{}
+	var tfd bindex.TermFieldDoc
+	for _, g := range groups {
+		perTerm := make([][]posting, len(g.terms))
+		for ti, t := range g.terms {
+			if err := ctx.Err(); err != nil {
+				return sp, err
+			}
+			for fi, f := range g.fields {
+				if err := addPostings(ctx, r, t, f, g.weights[fi], avg[f], acc, &tfd); err != nil {
+					return sp, err
+				}
+			}
+			perTerm[ti] = acc.drain()
+		}
+		sp.terms = append(sp.terms, perTerm)
+	}
+	return sp, nil
+}
+
+// accumulator sums a value per chunk number in a dense array (a map costs
+// more than reading the postings) and remembers which chunks it touched.
+type accumulator struct {
+	sums    []float64
+	touched []uint64
+}
+
+func (a *accumulator) add(doc uint64, v float64) {
+	if doc >= uint64(len(a.sums)) {
+		a.sums = append(a.sums, make([]float64, int(doc)+1-len(a.sums)+len(a.sums)/2)...)
+	}
+	if a.sums[doc] == 0 {
+		a.touched = append(a.touched, doc)
+	}
+	a.sums[doc] += v
+}
+
+// drain returns the sums and starts afresh.
+func (a *accumulator) drain() []posting {
+	out := make([]posting, len(a.touched))
+	for i, d := range a.touched {
+		out[i] = posting{d, a.sums[d]}
+		a.sums[d] = 0
+	}
+	a.touched = a.touched[:0]
+	return out
+}
+
+// addPostings adds to acc, per chunk, the term's frequency in the field,
+// weighted and normalised by the field's length against the average:
+// w·tf / (1 − b + b·len/avg). bleve keeps a field's length in each
+// posting as its norm, 1/√len.
+func addPostings(ctx context.Context, r bindex.IndexReader, term, field string, w, avg float64, acc *accumulator, tfd *bindex.TermFieldDoc) error {
+	tfr, err := r.TermFieldReader(ctx, []byte(term), field, true, true, false)
+	if err != nil {
+		return err
+	}
+	defer tfr.Close()
+	for {
+		d, err := tfr.Next(tfd.Reset())
+		if err != nil {
+			return err
+		}
+		if d == nil {
+			return nil
+		}
+		length := 1.0
+		if d.Norm > 0 {
+			length = math.Round(1 / (d.Norm * d.Norm))
+		}
+		acc.add(binary.BigEndian.Uint64(d.ID), w*float64(d.Freq)/(1-bm25B+bm25B*length/avg))
+	}
+}
+
+// docID is the internal ID of a chunk numbered doc.
+func docID(doc uint64) bindex.IndexInternalID {
+	return binary.BigEndian.AppendUint64(nil, doc)
+}
+
+// idf is BM25's inverse document frequency of a term found in df of n
+// chunks: ln(1 + (n − df + 0.5)/(df + 0.5)), never negative.
+func idf(n, df uint64) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// saturate is BM25's term frequency part: tf·(k1+1)/(tf+k1), tf already
+// length normalised.
+func saturate(tf float64) float64 {
+	return tf * (bm25K1 + 1) / (tf + bm25K1)
+}
+
+// scoredDoc is a chunk by scope and internal number.
+type scoredDoc struct {
+	scope int
+	doc   uint64
+	score float64
+}
+
+// topChunks sums the groups' BM25 scores per chunk and keeps the best n.
+func topChunks(sps []*scopePostings, groups []termGroup, n int) []scoredDoc {
+	var total uint64
+	for _, sp := range sps {
+		total += sp.docs
+	}
+	scores := make([]accumulator, len(sps))
+	for gi, g := range groups {
+		for ti := range g.terms {
+			var df uint64
+			for _, sp := range sps {
+				df += uint64(len(sp.terms[gi][ti]))
+			}
+			w := g.boost * idf(total, df)
+			for si, sp := range sps {
+				for _, p := range sp.terms[gi][ti] {
+					scores[si].add(p.doc, w*saturate(p.tf))
+				}
+			}
+		}
+	}
+	h := &docHeap{}
+	for si := range scores {
+		for _, p := range scores[si].drain() {
+			c := scoredDoc{si, p.doc, p.tf}
+			if h.Len() < n {
+				heap.Push(h, c)
+			} else if better(c, (*h)[0]) {
+				(*h)[0] = c
+				heap.Fix(h, 0)
+			}
+		}
+	}
+	out := make([]scoredDoc, h.Len())
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(h).(scoredDoc)
+	}
+	return out
+}
+
+// better orders chunks by score, then by scope and number, so that equal
+// scores come out the same way every time.
+func better(a, b scoredDoc) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	if a.scope != b.scope {
+		return a.scope < b.scope
+	}
+	return a.doc < b.doc
+}
+
+// docHeap is a min-heap: its root is the worst of the best n so far.
+type docHeap []scoredDoc
+
+func (h docHeap) Len() int            { return len(h) }
+func (h docHeap) Less(i, j int) bool  { return better(h[j], h[i]) }
+func (h docHeap) Swap(i, j int)       { h[i], h[j] = h[j], h[i] }
+func (h *docHeap) Push(x interface{}) { *h = append(*h, x.(scoredDoc)) }
+func (h *docHeap) Pop() interface{} {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
