@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/dlclark/regexp2/v2"
 	// The codec package registers compiled matchers for the split patterns
@@ -100,19 +101,26 @@ func (e *Encoding) Count(text string) (int, error) {
 	if err := e.open(); err != nil {
 		return 0, err
 	}
+	if !utf8.ValidString(text) {
+		// The pattern runs over runes, each invalid byte one U+FFFD, and
+		// the pieces are those runes' bytes.
+		text = string([]rune(text))
+	}
+	// One call for all pieces: matching them one by one allocates a match
+	// per piece, which costs more than the matching.
+	spans, err := e.split.FindAllStringIndex(text, -1)
+	if err != nil {
+		return 0, fmt.Errorf("%s: split text: %w", e.name, err)
+	}
 	var m merger
 	n := 0
-	match, err := e.split.FindStringMatch(text)
-	for ; err == nil && match != nil; match, err = e.split.FindNextMatch(match) {
-		piece := match.String()
+	for _, sp := range spans {
+		piece := text[sp[0]:sp[1]]
 		if _, ok := e.tab.rank(piece); ok {
 			n++
 			continue
 		}
 		n += m.parts(&e.tab, piece)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("%s: split text: %w", e.name, err)
 	}
 	return n, nil
 }
