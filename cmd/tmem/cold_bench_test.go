@@ -51,7 +51,7 @@ func BenchmarkProcessCold(b *testing.B) {
 			}
 			b.StopTimer()
 			wall := float64(b.Elapsed().Microseconds()) / 1000 / float64(b.N)
-			for _, k := range append([]string{"main"}, stageOrder...) {
+			for _, k := range append([]string{"main", "other"}, stageOrder...) {
 				b.ReportMetric(sums[k]/float64(b.N), k+"-ms")
 			}
 			b.ReportMetric(wall-sums["main"]/float64(b.N), "start-ms")
