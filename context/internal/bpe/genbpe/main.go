@@ -4,7 +4,9 @@
 //	go run ./genbpe -encoding o200k_base -out o200k.bpe
 //
 // The vocabulary's ranks must run from 0 without gaps (special tokens,
-// which counting never produces, are left out).
+// which counting never produces, are left out). genbpe builds on package
+// bpe, which embeds the tables: to start without them, create the two
+// files empty first.
 package main
 
 import (
