@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmemhq/tmem/context/internal/bpe"
 	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/recall"
 	"github.com/tmemhq/tmem/templates"
@@ -97,7 +98,7 @@ func BenchmarkBuild(b *testing.B) {
 		fresh func() Tokenizer
 	}{
 		{"warm", func() Tokenizer { return mustTokenizer(b, O200k) }},
-		{"uncached", func() Tokenizer { return &bpe{name: O200k, enc: "o200k_base"} }},
+		{"uncached", func() Tokenizer { return &bpeCounter{name: O200k, enc: bpe.O200k} }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			opts := Options{Teammate: "old", Task: "what did we decide about retention", Now: fixedClock(now),

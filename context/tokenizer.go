@@ -7,7 +7,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/tiktoken-go/tokenizer"
+	"github.com/tmemhq/tmem/context/internal/bpe"
 )
 
 // Tokenizer counts tokens the way the model that reads the prompt will.
@@ -40,9 +40,9 @@ var (
 )
 
 // NewTokenizer returns the built-in tokenizer called name (see
-// TokenizerNames). BPE vocabularies are loaded on the first Count, not
-// here, and are shared by every tokenizer of the same name in the process,
-// as is the cache of counts that keeps repeated builds cheap.
+// TokenizerNames). BPE vocabularies are precompiled tables read in place,
+// so the first count costs microseconds; tokenizers of the same name share
+// the cache of counts that keeps repeated builds cheap.
 func NewTokenizer(name string) (Tokenizer, error) {
 	builtinMu.Lock()
 	defer builtinMu.Unlock()
@@ -52,9 +52,9 @@ func NewTokenizer(name string) (Tokenizer, error) {
 	var t Tokenizer
 	switch name {
 	case O200k:
-		t = &bpe{name: name, enc: tokenizer.O200kBase}
+		t = &bpeCounter{name: name, enc: bpe.O200k}
 	case Cl100k:
-		t = &bpe{name: name, enc: tokenizer.Cl100kBase}
+		t = &bpeCounter{name: name, enc: bpe.Cl100k}
 	case Chars4:
 		t = chars4{}
 	default:
@@ -73,16 +73,11 @@ func (chars4) Name() string { return Chars4 }
 
 func (chars4) Count(text string) int { return (utf8.RuneCountInString(text) + 3) / 4 }
 
-// bpe counts with a tiktoken vocabulary, loaded lazily: building the
-// vocabulary's map costs tens of milliseconds that commands which never
-// count tokens should not pay.
-type bpe struct {
+// bpeCounter counts with a tiktoken encoding, remembering the counts of
+// the texts it has seen.
+type bpeCounter struct {
 	name string
-	enc  tokenizer.Encoding
-
-	once  sync.Once
-	codec tokenizer.Codec
-	err   error
+	enc  *bpe.Encoding
 
 	mu         sync.Mutex
 	cache      map[string]int
@@ -95,9 +90,9 @@ const (
 	maxCacheBytes   = 32 << 20
 )
 
-func (b *bpe) Name() string { return b.name }
+func (b *bpeCounter) Name() string { return b.name }
 
-func (b *bpe) Count(text string) int {
+func (b *bpeCounter) Count(text string) int {
 	if text == "" {
 		return 0
 	}
@@ -107,12 +102,8 @@ func (b *bpe) Count(text string) int {
 	if ok {
 		return n
 	}
-	b.once.Do(func() { b.codec, b.err = tokenizer.Get(b.enc) })
-	if b.err != nil { // the encodings above are compiled in; Get cannot fail for them
-		panic(fmt.Sprintf("load tokenizer %s: %v", b.name, b.err))
-	}
-	n, err := b.codec.Count(text)
-	if err != nil { // only in strict UTF-8 mode, which is never set
+	n, err := b.enc.Count(text)
+	if err != nil { // a damaged built-in table, which the bpe tests rule out
 		panic(fmt.Sprintf("count tokens with %s: %v", b.name, err))
 	}
 	b.mu.Lock()

@@ -1,8 +1,15 @@
 package context
 
 import (
+	"bytes"
+	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tiktoken-go/tokenizer"
+
+	"github.com/tmemhq/tmem/layout"
 )
 
 func TestTokenizers(t *testing.T) {
@@ -35,4 +42,64 @@ func TestTokenizers(t *testing.T) {
 			t.Errorf("err = %v", err)
 		}
 	})
+}
+
+// referenceTokenizer counts with github.com/tiktoken-go/tokenizer, the
+// tokenizer the built-in BPE tables are generated from.
+type referenceTokenizer struct {
+	name  string
+	codec tokenizer.Codec
+}
+
+func (r referenceTokenizer) Name() string { return r.name }
+
+func (r referenceTokenizer) Count(text string) int {
+	n, err := r.codec.Count(text)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+// TestBudgetDecisionsMatchReference builds the golden workspaces' stacks
+// over a sweep of budgets with the built-in tokenizers and with the
+// reference tokenizer: every count, inclusion and drop must be the same.
+func TestBudgetDecisionsMatchReference(t *testing.T) {
+	encodings := map[string]tokenizer.Encoding{O200k: tokenizer.O200kBase, Cl100k: tokenizer.Cl100kBase}
+	budgets := []int{MinBudget, 300, 700, 1000, 1500, 2200, 3000, 4000, 6000, 9000, DefaultBudget}
+	ws := copyExample(t)
+	for name, enc := range encodings {
+		codec, err := tokenizer.Get(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := referenceTokenizer{name: name, codec: codec}
+		for _, teammate := range []string{"beacon", "quill", "atlas"} {
+			t.Run(name+"/"+teammate, func(t *testing.T) {
+				for _, budget := range budgets {
+					got := buildWith(t, ws, teammate, budget, mustTokenizer(t, name))
+					want := buildWith(t, ws, teammate, budget, ref)
+					if got.Text != want.Text {
+						t.Errorf("budget %d: the stack differs from the reference tokenizer's", budget)
+					}
+					if g, w := manifestJSON(t, got.Manifest), manifestJSON(t, want.Manifest); !bytes.Equal(g, w) {
+						t.Errorf("budget %d: the manifest differs from the reference tokenizer's\n--- got:\n%s\n--- want:\n%s", budget, g, w)
+					}
+				}
+			})
+		}
+	}
+}
+
+func buildWith(t *testing.T, ws *layout.Workspace, teammate string, budget int, tok Tokenizer) *Result {
+	t.Helper()
+	rec := &fakeRecaller{ws: ws, now: exampleNow, vectors: true}
+	r, err := Build(context.Background(), ws, Options{
+		Teammate: teammate, Task: exampleTask, Budget: budget, Tokenizer: tok,
+		Now: fixedClock(exampleNow), Location: time.UTC, Recaller: rec,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

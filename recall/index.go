@@ -35,6 +35,12 @@ type Options struct {
 	// Stopwatch, when set, times the phases of a sync (SyncStats
 	// durations); it is separate from Now so a fixed --now stays fixed.
 	Stopwatch func() time.Time
+	// Trace, when set, is called as each phase of a Search starts, and the
+	// function it returns as the phase ends: "index" (locking, syncing and
+	// opening the indexes searched), "embed" (the query, loading a lazily
+	// opened model included) and "search" (BM25, vectors, fusion and
+	// reading the hits). A search that is retried runs them again.
+	Trace func(phase string) (end func())
 	// Warn receives one-line notices (BM25-only mode, rebuilds, files
 	// that do not parse); nil discards them.
 	Warn io.Writer
@@ -183,6 +189,15 @@ func (ix *Index) tick() time.Time {
 		return time.Time{}
 	}
 	return ix.opts.Stopwatch()
+}
+
+// trace marks the start of a phase of a search and returns what marks its
+// end (see Options.Trace).
+func (ix *Index) trace(phase string) (end func()) {
+	if ix.opts.Trace == nil {
+		return func() {}
+	}
+	return ix.opts.Trace(phase)
 }
 
 func (ix *Index) embedderID() string {

@@ -66,7 +66,7 @@ func TestUnlockedRead(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			hits, err := ix.searchScopes(context.Background(), []*scope{s}, Query{Text: "bulk lookup"}, 5, ModeBM25)
+			hits, err := ix.searchScopes(context.Background(), []*scope{s}, Query{Text: "bulk lookup"}, 5, ModeBM25, nil)
 			// bleve holds a shared lock on its files while open: a writer
 			// in this process would wait for it.
 			s.close()

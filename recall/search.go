@@ -74,14 +74,25 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 			s.close()
 		}
 	}()
+	end := ix.trace("index")
 	for _, name := range names {
 		s, err := ix.readyScope(ctx, name, q.NoSync && !rebuild, rebuild)
 		if err != nil {
+			end()
 			return nil, err
 		}
 		scopes = append(scopes, s)
 	}
-	hits, err := ix.searchScopes(ctx, scopes, q, k, mode)
+	end()
+	end = ix.trace("embed")
+	qv, err := ix.queryVector(ctx, scopes, strings.TrimSpace(q.Text), mode)
+	end()
+	var hits []Hit
+	if err == nil {
+		end = ix.trace("search")
+		hits, err = ix.searchScopes(ctx, scopes, q, k, mode, qv)
+		end()
+	}
 	if cerr := checkUnlocked(scopes); cerr != nil {
 		return nil, cerr
 	}
@@ -164,7 +175,32 @@ func (ix *Index) openForRead(s *scope) error {
 	return nil
 }
 
-func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k int, mode string) ([]Hit, error) {
+// queryVector embeds the query for a search that uses vectors; nil means
+// the search ranks by BM25 only. Without stored vectors for this embedder a
+// hybrid search has nothing to compare the query with, so it does not embed
+// it (nor load the model); vector mode does, and reports a model that
+// fails.
+func (ix *Index) queryVector(ctx context.Context, scopes []*scope, text, mode string) ([]float32, error) {
+	if text == "" || mode == ModeBM25 || ix.opts.Embedder == nil || mode == ModeHybrid && !anyVectors(scopes) {
+		return nil, nil
+	}
+	vs, err := ix.opts.Embedder.Embed(ctx, []string{text})
+	if err == nil && len(vs) != 1 {
+		err = fmt.Errorf("embedder returned %d vectors", len(vs))
+	}
+	switch {
+	case err != nil && (mode == ModeVector || ctx.Err() != nil):
+		return nil, fmt.Errorf("embed query: %w", err)
+	case err != nil:
+		ix.warnf("recall: embedding the query failed (%v); ranking by BM25 only", err)
+		return nil, nil
+	}
+	return vs[0], nil
+}
+
+// searchScopes ranks the chunks of scopes for q: by BM25 unless mode is
+// ModeVector, and by similarity to qv when it is not nil.
+func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k int, mode string, qv []float32) ([]Hit, error) {
 	r := ix.rank
 	cand := max(r.Candidates, 2*k)
 	metas := map[string]Chunk{}
@@ -176,30 +212,19 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 			return nil, fmt.Errorf("search %q: %w", text, err)
 		}
 	}
-	if text != "" && mode != ModeBM25 && ix.opts.Embedder != nil {
-		vs, err := ix.opts.Embedder.Embed(ctx, []string{text})
-		if err == nil && len(vs) != 1 {
-			err = fmt.Errorf("embedder returned %d vectors", len(vs))
+	if qv != nil {
+		var views []*vecView
+		for _, s := range scopes {
+			views = append(views, s.vec)
 		}
-		switch {
-		case err != nil && (mode == ModeVector || ctx.Err() != nil):
-			return nil, fmt.Errorf("embed query: %w", err)
-		case err != nil:
-			ix.warnf("recall: embedding the query failed (%v); ranking by BM25 only", err)
-		default:
-			var views []*vecView
-			for _, s := range scopes {
-				views = append(views, s.vec)
-			}
-			// The rows are read from mapped files: guard turns a fault on
-			// one cut short underneath into an error.
-			err := guard("search vectors", func() error {
-				vec = searchViews(views, vs[0], cand)
-				return nil
-			})
-			if err != nil {
-				return nil, err
-			}
+		// The rows are read from mapped files: guard turns a fault on
+		// one cut short underneath into an error.
+		err := guard("search vectors", func() error {
+			vec = searchViews(views, qv, cand)
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	fused := fuse(r, bm, vec)
@@ -248,6 +273,16 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 	}
 	redactHits(hits)
 	return hits, nil
+}
+
+// anyVectors reports whether a scope has vectors loaded to search.
+func anyVectors(scopes []*scope) bool {
+	for _, s := range scopes {
+		if s.vec != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // fetchChunks loads the stored chunks of ids into metas, looking each up

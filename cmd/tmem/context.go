@@ -44,6 +44,8 @@ byte-identical output.`,
   echo "Review the release notes" | tmem context --teammate quill --budget 16000 -
   tmem context --teammate atlas --json --now 2026-11-20T09:30:00Z --tz Europe/Berlin "Plan the demo"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.startTiming()
+			defer f.printTiming()
 			if opts.budget < memctx.MinBudget {
 				return usageErrorf("--budget %d: want at least %d tokens", opts.budget, memctx.MinBudget)
 			}
@@ -72,7 +74,9 @@ byte-identical output.`,
 			if err != nil {
 				return err
 			}
+			endWS := f.stages.begin(stageWorkspace)
 			ws, err := f.workspaceFor(opts.teammate)
+			endWS()
 			if err != nil {
 				return err
 			}
@@ -80,17 +84,21 @@ byte-identical output.`,
 			if err != nil {
 				return err
 			}
+			endIndex := f.stages.begin(stageIndex)
 			rec, closeRecall, err := openRecaller(f, ws)
+			endIndex()
 			if err != nil {
 				return err
 			}
 			defer closeRecall()
 			warned := map[string]bool{}
+			endBuild := f.stages.begin(stageBuild)
 			res, err := memctx.Build(cmd.Context(), ws, memctx.Options{
-				Teammate: opts.teammate, Task: task, Budget: opts.budget, Tokenizer: tok,
+				Teammate: opts.teammate, Task: task, Budget: opts.budget, Tokenizer: f.stages.tokenizer(tok),
 				Now: clock, Location: loc, Recaller: rec,
 				Warn: func(msg string) { warned[msg] = true; f.warnf("%s", msg) },
 			})
+			endBuild()
 			if err != nil {
 				return err
 			}
@@ -99,6 +107,7 @@ byte-identical output.`,
 					f.infof("%s", n)
 				}
 			}
+			defer f.stages.begin(stagePrint)()
 			if asJSON {
 				return f.printJSON(res.Manifest)
 			}

@@ -2,26 +2,37 @@ package main
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/tmemhq/tmem/recall"
 	"github.com/tmemhq/tmem/recall/minilm"
 )
 
-// openEmbedder opens the MiniLM model from --model, $TMEM_MODEL or the user
-// cache folder, with the backend from $TMEM_BACKEND (auto, go or ort). No
-// installed model is a normal state: it returns nil and recall runs
-// BM25-only, saying so once. A model named with --model must load; any
-// other that does not (an unreadable folder, say, when HOME points at
-// another user's home) gives BM25-only recall with a warning.
+// openEmbedder finds the MiniLM model in --model, $TMEM_MODEL or the user
+// cache folder and returns it unopened: the model is loaded, with the
+// backend from $TMEM_BACKEND (auto, go or ort), on the first text to
+// embed, so syncs that find nothing changed and BM25-only searches never
+// pay for it. No installed model is a normal state: it returns nil and
+// recall runs BM25-only, saying so once. A model named with --model must
+// be there and readable; any other that is not (an unreadable folder, say,
+// when HOME points at another user's home) gives BM25-only recall with a
+// warning.
 func openEmbedder(f *factory, flag string) (recall.Embedder, error) {
 	dir, err := f.modelDir(flag)
 	if err != nil {
 		return nil, nil // no cache folder to look in: nothing installed
 	}
-	e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: f.getenv("TMEM_BACKEND"), Getenv: f.getenv})
+	id, err := minilm.Identity(dir)
 	switch {
 	case err == nil:
-		return e, nil
+		return recall.NewLazyEmbedder(id, func() (recall.Embedder, error) {
+			defer f.stages.begin(stageModel)()
+			e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: f.getenv("TMEM_BACKEND"), Getenv: f.getenv})
+			if err != nil {
+				return nil, fmt.Errorf("the embedding model in %s: %w", dir, err)
+			}
+			return e, nil
+		}), nil
 	case flag != "":
 		return nil, err
 	case !errors.Is(err, minilm.ErrNoModel):

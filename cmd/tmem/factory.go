@@ -25,10 +25,13 @@ type factory struct {
 	quiet   bool
 	verbose bool
 	model   string
+
+	started time.Time // when the factory, and so the process, started
+	stages  *stages   // set by startTiming under -v
 }
 
 func newFactory(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *factory {
-	return &factory{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	return &factory{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, started: time.Now()}
 }
 
 // Workspace opens --dir, else TMEM_DIR, else the nearest .teammates above

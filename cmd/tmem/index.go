@@ -27,7 +27,11 @@ an ETA.`,
   tmem index --teammate beacon --rebuild`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.startTiming()
+			defer f.printTiming()
+			endWS := f.stages.begin(stageWorkspace)
 			ws, err := f.Workspace()
+			endWS()
 			if err != nil {
 				return err
 			}
@@ -47,7 +51,9 @@ an ETA.`,
 			if opts.rebuild {
 				run = ix.Rebuild
 			}
+			endIndex := f.stages.begin(stageIndex)
 			st, err := run(background(cmd), names)
+			endIndex()
 			bar.done()
 			if err != nil {
 				return err

@@ -43,6 +43,8 @@ weekly summaries are always included.`,
   tmem recall --all --no-sync "release freeze"`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.startTiming()
+			defer f.printTiming()
 			if opts.k <= 0 {
 				return usageErrorf("-k %d: want a positive number of hits", opts.k)
 			}
@@ -53,7 +55,9 @@ weekly summaries are always included.`,
 			if strings.TrimSpace(text) == "" {
 				return usageErrorf("the query is empty")
 			}
+			endWS := f.stages.begin(stageWorkspace)
 			ws, err := f.Workspace()
+			endWS()
 			if err != nil {
 				return err
 			}
@@ -83,6 +87,7 @@ weekly summaries are always included.`,
 			if err != nil {
 				return err
 			}
+			defer f.stages.begin(stagePrint)()
 			if f.json {
 				if hits == nil {
 					hits = []recall.Hit{}
@@ -184,7 +189,11 @@ func (f *factory) indexOptions(model string, progress func(recall.Progress)) (re
 	if !f.quiet {
 		warn = f.stderr
 	}
-	return recall.Options{Embedder: emb, Now: clock, Warn: warn, Progress: progress}, nil
+	opts := recall.Options{Embedder: emb, Now: clock, Warn: warn, Progress: progress}
+	if f.stages != nil {
+		opts.Trace = f.stages.begin // the phase names are stage names
+	}
+	return opts, nil
 }
 
 // printHits writes one block per hit: a path:start-end header with what

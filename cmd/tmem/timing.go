@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	memctx "github.com/tmemhq/tmem/context"
+)
+
+// The stages of a per-task call (tmem context, tmem recall) that -v times.
+const (
+	stageWorkspace = "workspace" // finding and opening the workspace
+	stageIndex     = "index"     // opening, locking and syncing the recall indexes
+	stageModel     = "model"     // loading the embedding model
+	stageEmbed     = "embed"     // embedding the query
+	stageSearch    = "search"    // ranking and reading the hits
+	stageTokens    = "tokens"    // counting tokens
+	stageBuild     = "build"     // the rest of building the prompt stack
+	stagePrint     = "print"     // writing the output
+)
+
+var stageOrder = []string{stageWorkspace, stageIndex, stageModel, stageEmbed, stageSearch, stageTokens, stageBuild, stagePrint}
+
+// stages adds up the time spent in each stage, each exclusive of the
+// stages that ran inside it. A nil *stages times nothing.
+type stages struct {
+	started time.Time // when the process reached main
+	mu      sync.Mutex
+	open    []*frame
+	d       map[string]time.Duration
+}
+
+type frame struct {
+	start time.Time
+	inner time.Duration // time in stages that ran inside this one
+}
+
+func newStages(started time.Time) *stages {
+	return &stages{started: started, d: map[string]time.Duration{}}
+}
+
+// begin starts a stage; the function it returns ends it. Stages nest:
+// one begun while another runs is counted in it, not in the outer one.
+func (s *stages) begin(name string) (end func()) {
+	if s == nil {
+		return func() {}
+	}
+	fr := &frame{start: time.Now()}
+	s.mu.Lock()
+	s.open = append(s.open, fr)
+	s.mu.Unlock()
+	return func() {
+		d := time.Since(fr.start)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for i := len(s.open) - 1; i >= 0; i-- {
+			if s.open[i] == fr {
+				s.open = append(s.open[:i], s.open[i+1:]...)
+				break
+			}
+		}
+		s.d[name] += d - fr.inner
+		if n := len(s.open); n > 0 {
+			s.open[n-1].inner += d
+		}
+	}
+}
+
+// line is the -v timing line: the time since main and each stage's
+// share, in milliseconds; "other" is flag parsing and everything
+// untimed.
+func (s *stages) line() string {
+	total := time.Since(s.started)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var parts []string
+	rest := total
+	for _, name := range stageOrder {
+		parts = append(parts, fmt.Sprintf("%s %s", name, ms(s.d[name])))
+		rest -= s.d[name]
+	}
+	parts = append(parts, "other "+ms(rest))
+	return fmt.Sprintf("timing: %s ms since main: %s", ms(total), strings.Join(parts, ", "))
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond)) }
+
+// startTiming times this command's stages when -v is given.
+func (f *factory) startTiming() {
+	if f.verbose && !f.quiet {
+		f.stages = newStages(f.started)
+	}
+}
+
+// printTiming writes the timing line on stderr, when timing.
+func (f *factory) printTiming() {
+	if f.stages != nil {
+		fmt.Fprintln(f.stderr, f.stages.line())
+	}
+}
+
+// tokenizer times tok's counts as the tokens stage; without timing it is
+// tok itself.
+func (s *stages) tokenizer(tok memctx.Tokenizer) memctx.Tokenizer {
+	if s == nil {
+		return tok
+	}
+	return timedTokenizer{tok, s}
+}
+
+type timedTokenizer struct {
+	memctx.Tokenizer
+	s *stages
+}
+
+func (t timedTokenizer) Count(text string) int {
+	defer t.s.begin(stageTokens)()
+	return t.Tokenizer.Count(text)
+}

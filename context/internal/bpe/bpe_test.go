@@ -1,0 +1,247 @@
+package bpe
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// encodings pairs each built-in encoding with the reference tokenizer it
+// must count exactly like.
+var encodings = []struct {
+	enc *Encoding
+	ref tokenizer.Encoding
+}{
+	{O200k, tokenizer.O200kBase},
+	{Cl100k, tokenizer.Cl100kBase},
+}
+
+func reference(t testing.TB, enc tokenizer.Encoding) tokenizer.Codec {
+	t.Helper()
+	c, err := tokenizer.Get(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestTableMatchesReference checks the generated tables against the
+// tokenizer they were generated from: every rank has the same token and
+// every token looks up to its rank. It fails when the tables are stale
+// (run go generate ./context/internal/bpe).
+func TestTableMatchesReference(t *testing.T) {
+	for _, e := range encodings {
+		t.Run(e.enc.Name(), func(t *testing.T) {
+			ref := reference(t, e.ref)
+			n, err := e.enc.Len()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r := 0; r < n; r++ {
+				want, err := ref.Decode([]uint{uint(r)})
+				if err != nil {
+					t.Fatalf("reference has no rank %d of %d: %v", r, n, err)
+				}
+				got, err := e.enc.Token(r)
+				if err != nil || got != want {
+					t.Fatalf("Token(%d) = %q, %v; reference %q", r, got, err, want)
+				}
+				if rank, ok, _ := e.enc.Rank(got); !ok || rank != r {
+					t.Fatalf("Rank(%q) = %d, %v; want %d", got, rank, ok, r)
+				}
+			}
+			if s, err := ref.Decode([]uint{uint(n)}); err == nil && s != "" {
+				t.Errorf("reference has rank %d (%q) past the table's %d tokens", n, s, n)
+			}
+			for _, s := range []string{"", "tmem-not-a-token-\x00\xff", strings.Repeat("z", 300)} {
+				if r, ok, _ := e.enc.Rank(s); ok {
+					t.Errorf("Rank(%q) = %d, want none", s, r)
+				}
+			}
+		})
+	}
+}
+
+// corpus is text of every kind the counts must agree on, by name.
+func corpus(t testing.TB) map[string][]string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(15, 2026))
+	word := func(n int, alphabet string) string {
+		r := []rune(alphabet)
+		var b strings.Builder
+		for range n {
+			b.WriteRune(r[rng.IntN(len(r))])
+		}
+		return b.String()
+	}
+	c := map[string][]string{
+		"code": {
+			"func (t *table) rank(s string) (uint32, bool) {\n\tfor i := fnv1a(s) & t.mask; ; i = (i + 1) & t.mask {\n\t\tv := u32(t.raw, t.slots+4*int(i))\n",
+			"def f(x):\n    if x['key'] != None:\n        return {k: v for k, v in x.items()}  # comment\n\n\n",
+			`{"id": 123456789, "name": "O'Brien's", "tags": ["a","b"], "nested": {"x": -1.5e-10}}`,
+			"#!/bin/sh\nset -eu\nfor f in *.md; do grep -n 'TODO' \"$f\" || true; done 2>/dev/null >/dev/null\n",
+			"SELECT a.id, COUNT(*) AS n FROM accounts a JOIN events e ON e.account_id=a.id WHERE e.ts >= '2026-01-01' GROUP BY 1;",
+			"const x=(a,b)=>a&&b||!a?b??0:a;let y=[...x.map(z=>z**2)].filter(Boolean);window.onload=()=>{}",
+			"<div class=\"row\"><a href=\"https://example.invalid/a/b?c=d&e=f#g\">link</a></div>\r\n",
+		},
+		"cjk": {
+			"東京は日本の首都です。", "我们明天在北京见面，好吗？", "한국어 텍스트와 숫자 12345", "カタカナとひらがなの混在テキスト",
+			strings.Repeat("漢字仮名交じり文", 200), "中文English混合text测试",
+		},
+		"emoji": {
+			"🚀 launch 🎉🎉🎉", "👩‍👩‍👧‍👦 family", "🇩🇪🇫🇷🇯🇵 flags", "👍🏽👍🏿 skin tones", "emoji✅in❌text", strings.Repeat("😀", 500),
+		},
+		"long words": {
+			"pneumonoultramicroscopicsilicovolcanoconiosis", "Donaudampfschifffahrtsgesellschaftskapitän",
+			word(5000, "abcdefghijklmnopqrstuvwxyz"), strings.Repeat("a", 3000), word(4096, "0123456789abcdef"),
+			word(2000, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"),
+			strings.Repeat("=", 2500), strings.Repeat("-_", 700), "https://example.invalid/" + word(800, "abc/def-ghi_"),
+			strings.Repeat("1234567890", 50), "sha256:" + word(64, "0123456789abcdef"),
+		},
+		"whitespace runs": {
+			strings.Repeat(" ", 1000), strings.Repeat("\t", 300), strings.Repeat("\n", 200), " \n\n  \n\t \r\n\r\n",
+			"word" + strings.Repeat(" ", 17) + "word", "trailing   \n   leading", "\u00a0nbsp\u00a0\u3000ideographic\u3000",
+			"a\u200bzero\u200dwidth", "x\n \ny", "\n \n \n", strings.Repeat(" \t\n", 400) + "end", "   ",
+		},
+		"contractions and case": {
+			"I'LL DO IT, you'll see; she's here, they'RE not, we'Ve, I'm, he'd", "ALLCAPS WORDS AND CamelCaseIdentifiers",
+			"'s't're've'm'll'd", "HTTPServerError XMLHttpRequest iOS eBay",
+		},
+		"scripts and marks": {
+			"naïve café résumé", "Ελληνικά κείμενα", "русский текст, и ещё", "العربية نص", "हिन्दी पाठ देवनागरी",
+			"e\u0301\u0301\u0301 combining", "Z̤͔ͧ̑̓ä͖̭̈̇lͮ̒ͫǫ̗", "ﬁ ligature ½ ⅓ Ⅻ ²³",
+		},
+		"invalid utf-8": {"\xff\xfe bytes", "ok\xc3(bad", "\xed\xa0\x80 surrogate", "tail\xe2\x82"},
+	}
+	c["random"] = randomTexts(rng, 1500)
+	c["workspace"] = exampleFiles(t)
+	return c
+}
+
+// randomTexts mixes characters from every class the split patterns treat
+// differently.
+func randomTexts(rng *rand.Rand, n int) []string {
+	pools := []string{
+		"abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789", " ", "  \t\n\r",
+		"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", "'", "東京日本語中文한국어", "éüßçñø", "\u0301\u0308\u093f",
+		"😀🚀👍🏽\u200d", "ΑΒΓαβγ", "\u00a0\u3000", "ǅǈ", "ʰˢ", "٣٤٥", "\xff",
+	}
+	out := make([]string, n)
+	for i := range out {
+		var b strings.Builder
+		for range rng.IntN(120) {
+			p := []rune(pools[rng.IntN(len(pools))])
+			if pools[len(pools)-1] == string(p) {
+				b.WriteString("\xff")
+				continue
+			}
+			b.WriteRune(p[rng.IntN(len(p))])
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+// exampleFiles reads the bundled example workspace's files.
+func exampleFiles(t testing.TB) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir("../../../testdata/example", func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		out = append(out, string(b))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) < 10 {
+		t.Fatalf("only %d files in the example workspace", len(out))
+	}
+	return out
+}
+
+func TestCountMatchesReference(t *testing.T) {
+	c := corpus(t)
+	for _, e := range encodings {
+		ref := reference(t, e.ref)
+		for kind, texts := range c {
+			t.Run(e.enc.Name()+"/"+kind, func(t *testing.T) {
+				all := strings.Join(texts, "\n")
+				for _, text := range append(texts, all) {
+					checkCount(t, e.enc, ref, text)
+				}
+			})
+		}
+	}
+}
+
+func checkCount(t *testing.T, enc *Encoding, ref tokenizer.Codec, text string) {
+	t.Helper()
+	want, err := ref.Count(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := enc.Count(text)
+	if err != nil || got != want {
+		short := text
+		if len(short) > 80 {
+			short = short[:80] + "…"
+		}
+		t.Errorf("Count(%q) = %d, %v; reference %d", short, got, err, want)
+	}
+}
+
+func FuzzCount(f *testing.F) {
+	for _, texts := range corpus(f) {
+		for _, s := range texts[:min(3, len(texts))] {
+			f.Add(s)
+		}
+	}
+	refs := make([]tokenizer.Codec, len(encodings))
+	for i, e := range encodings {
+		refs[i] = reference(f, e.ref)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for i, e := range encodings {
+			checkCount(t, e.enc, refs[i], text)
+		}
+	})
+}
+
+func TestOpenTableRefusesDamage(t *testing.T) {
+	good, err := BuildTable([]string{"a", "b", "ab"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openTable(string(good)); err != nil {
+		t.Fatalf("good table: %v", err)
+	}
+	tests := []struct {
+		name, raw, want string
+	}{
+		{"empty", "", "bad magic"},
+		{"other magic", "tmbpe\x00\x00\x02" + string(good[8:]), "bad magic"},
+		{"truncated", string(good[:len(good)-1]), "header says"},
+		{"slots not a power of two", string(good[:12]) + "\x03\x00\x00\x00" + string(good[16:]), "slots for"},
+		{"more tokens than slots", string(good[:8]) + "\x00\x01\x00\x00" + string(good[12:]), "slots for"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := openTable(tt.raw); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("openTable: %v, want an error with %q", err, tt.want)
+			}
+		})
+	}
+	t.Run("duplicate token", func(t *testing.T) {
+		if _, err := BuildTable([]string{"a", "b", "a"}); err == nil || !strings.Contains(err.Error(), `"a" has ranks 0 and 2`) {
+			t.Errorf("BuildTable: %v", err)
+		}
+	})
+}
