@@ -21,6 +21,8 @@ type ortRunner struct {
 	tkMu    sync.Mutex
 	tk      *tokenizer.Tokenizer
 	dim     int
+	// cached says the session was loaded from the optimised-graph cache.
+	cached bool
 }
 
 func newORTRunner(dir string, rt *onnxrt.Runtime, threads int) (runner, error) {
@@ -32,11 +34,11 @@ func newORTRunner(dir string, rt *onnxrt.Runtime, threads int) (runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := openCachedSession(dir, rt, threads)
+	s, cached, err := openCachedSession(dir, rt, threads)
 	if err != nil {
 		return nil, err
 	}
-	return &ortRunner{session: s, tk: tk, dim: cfg.HiddenSize}, nil
+	return &ortRunner{session: s, tk: tk, dim: cfg.HiddenSize, cached: cached}, nil
 }
 
 func (r *ortRunner) embed(texts []string) ([][]float32, error) {

@@ -39,11 +39,12 @@ func ortCacheKey(modelSum, runtimeVersion string) string {
 // model.onnx, saving the optimised graph for the next process. An entry is
 // named <key>-<first 16 hex of its own sha256>.onnx: one whose content no
 // longer matches its name, or that the runtime refuses, is removed and
-// rebuilt. A folder that cannot be written only costs the saving.
-func openCachedSession(dir string, rt *onnxrt.Runtime, threads int) (*onnxrt.Session, error) {
+// rebuilt. A folder that cannot be written only costs the saving. cached
+// reports whether the session came from the cache.
+func openCachedSession(dir string, rt *onnxrt.Runtime, threads int) (s *onnxrt.Session, cached bool, err error) {
 	sums, err := cachedSums(dir, []string{"model.onnx"})
 	if err != nil {
-		return nil, fmt.Errorf("model identity: %w", err)
+		return nil, false, fmt.Errorf("model identity: %w", err)
 	}
 	key := ortCacheKey(sums["model.onnx"], rt.Version())
 	cdir := filepath.Join(dir, ortCacheDir)
@@ -51,11 +52,12 @@ func openCachedSession(dir string, rt *onnxrt.Runtime, threads int) (*onnxrt.Ses
 	if path, ok := findCacheEntry(cdir, key); ok {
 		s, err := rt.NewSession(path, ortInputs, "last_hidden_state", opts)
 		if err == nil {
-			return s, nil
+			return s, true, nil
 		}
 		os.Remove(path)
 	}
-	return buildCacheEntry(dir, cdir, key, rt, opts)
+	s, err = buildCacheEntry(dir, cdir, key, rt, opts)
+	return s, false, err
 }
 
 // findCacheEntry returns the valid entry for key, removing damaged ones.
@@ -105,6 +107,8 @@ func publishCacheEntry(cdir, key, tmp string) {
 		return
 	}
 	name := key + "-" + sum[:16] + ".onnx"
+	// The temp file was created private; the entry is as readable as the model.
+	_ = os.Chmod(tmp, 0o644)
 	if err := os.Rename(tmp, filepath.Join(cdir, name)); err != nil {
 		os.Remove(tmp)
 		return
