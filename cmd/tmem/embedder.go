@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"path/filepath"
 
 	"github.com/tmemhq/tmem/recall"
 	"github.com/tmemhq/tmem/recall/minilm"
@@ -21,6 +22,10 @@ func openEmbedder(f *factory, flag string) (recall.Embedder, error) {
 	e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: f.getenv("TMEM_BACKEND"), Getenv: f.getenv})
 	switch {
 	case err == nil:
+		if why := e.Fallback(); why != "" {
+			f.warnf("embedding on the slow pure-Go backend: %s; put libonnxruntime in %s or set TMEM_ORT_LIB (TMEM_BACKEND=go silences this)",
+				why, filepath.Join(dir, minilm.RuntimeDirName))
+		}
 		return e, nil
 	case flag != "":
 		return nil, err

@@ -3,6 +3,7 @@ package onnxrt
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"unsafe"
 
@@ -84,11 +85,15 @@ var (
 )
 
 // Load opens the ONNX Runtime library at path and creates its environment.
-// A process holds one runtime: loading the same path again returns it, and
-// loading another path is an error.
+// A process holds one runtime: loading the same file again (by any path)
+// returns it, and loading another file is an error.
 func Load(path string) (*Runtime, error) {
 	loadMu.Lock()
 	defer loadMu.Unlock()
+	// A symlink to the loaded file is the same library.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	if loaded != nil {
 		if loaded.path != path {
 			return nil, fmt.Errorf("onnx runtime already loaded from %s, cannot also load %s", loaded.path, path)
