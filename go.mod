@@ -7,6 +7,7 @@ require (
 	github.com/blevesearch/bleve/v2 v2.5.7
 	github.com/blevesearch/bleve_index_api v1.2.11
 	github.com/dlclark/regexp2/v2 v2.5.1
+	github.com/ebitengine/purego v0.11.3
 	github.com/gofrs/flock v0.13.1
 	github.com/gomlx/gomlx v0.26.0
 	github.com/knights-analytics/hugot v0.6.1
@@ -14,7 +15,6 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/sugarme/tokenizer v0.3.0
 	github.com/tiktoken-go/tokenizer v0.10.0
-	github.com/yalue/onnxruntime_go v1.25.0
 	github.com/yuin/goldmark v1.8.7
 	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/term v0.47.0
@@ -66,6 +66,7 @@ require (
 	github.com/sugarme/regexpset v0.0.0-20200920021344-4d4ec8eaf93c // indirect
 	github.com/viant/afs v1.29.0 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
+	github.com/yalue/onnxruntime_go v1.25.0 // indirect
 	go.etcd.io/bbolt v1.4.0 // indirect
 	golang.org/x/crypto v0.46.0 // indirect
 	golang.org/x/exp v0.0.0-20251219203646-944ab1f22d93 // indirect

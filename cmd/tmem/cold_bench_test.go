@@ -23,7 +23,7 @@ import (
 // "model" cases use a copy of the committed tiny model: a no-change sync
 // and a BM25-only search never open it, a hybrid search opens it once.
 func BenchmarkProcessCold(b *testing.B) {
-	bin := tmemBinary(b, false)
+	bin := tmemBinary(b)
 	const task = "Why did the ETA rollover test fail on CI?"
 	ctxArgs := []string{"--now", "2026-11-20T10:00:00Z", "context", "--teammate", "beacon"}
 	cases := []struct {

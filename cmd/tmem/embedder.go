@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/tmemhq/tmem/recall"
 	"github.com/tmemhq/tmem/recall/minilm"
@@ -30,6 +31,10 @@ func openEmbedder(f *factory, flag string) (recall.Embedder, error) {
 			e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: f.getenv("TMEM_BACKEND"), Getenv: f.getenv})
 			if err != nil {
 				return nil, fmt.Errorf("the embedding model in %s: %w", dir, err)
+			}
+			if why := e.Fallback(); why != "" {
+				f.warnf("embedding on the slow pure-Go backend: %s; put libonnxruntime in %s or set TMEM_ORT_LIB (TMEM_BACKEND=go silences this)",
+					why, filepath.Join(dir, minilm.RuntimeDirName))
 			}
 			return e, nil
 		}), nil

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"testing"
 
@@ -28,7 +30,20 @@ func TestScripts(t *testing.T) {
 			env.Setenv("TMEM_MODEL_BASE_URL", "")
 			// The pinned model's real config and tokenizer files.
 			env.Setenv("PINNED_MODEL", minilmtest.PinnedDir())
+			// The ONNX Runtime library to test with, when there is one; the
+			// [ort] condition says so.
+			env.Setenv("TMEM_ORT_LIB", "")
+			env.Setenv("ORT_LIB", os.Getenv("TMEM_ORT_LIB"))
 			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond != "ort" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			if os.Getenv("TMEM_ORT_LIB") == "" && os.Getenv("CI") == "true" {
+				return false, errors.New("[ort]: TMEM_ORT_LIB must be set under CI (run .ci/setup-embed)")
+			}
+			return os.Getenv("TMEM_ORT_LIB") != "", nil
 		},
 		Cmds: scriptCmds,
 	})

@@ -90,23 +90,15 @@ checks (for machines without network access).`,
 			if err != nil {
 				return err
 			}
-			backend := "none (model not installed: run 'tmem model pull')"
-			if mi.Complete || mi.Identity != "" {
-				if e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: opts.backend, Getenv: f.getenv}); err == nil {
-					backend = e.Backend()
-					e.Close()
-				} else {
-					backend = "unavailable: " + err.Error()
-				}
-			}
+			bi := probeBackend(f, dir, mi, opts.backend)
 			if f.json {
 				return f.printJSON(struct {
 					minilm.ModelInfo
-					Backend string `json:"backend"`
-				}{mi, backend})
+					backendInfo
+				}{mi, bi})
 			}
 			fmt.Fprintf(f.stdout, "model:    %s@%s\nfolder:   %s\ncomplete: %v\nbackend:  %s\nidentity: %s\n",
-				mi.Repo, mi.Revision, mi.Dir, mi.Complete, backend, dash(mi.Identity))
+				mi.Repo, mi.Revision, mi.Dir, mi.Complete, bi.line(), dash(mi.Identity))
 			tw := tabwriter.NewWriter(f.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "file\tstatus\tsha256")
 			for _, fs := range mi.Files {
@@ -151,4 +143,37 @@ func (f *factory) progressWriter() io.Writer {
 		return f.stderr
 	}
 	return nil
+}
+
+// backendInfo says which backend embeds and why.
+type backendInfo struct {
+	Backend string `json:"backend"`
+	// Runtime names the ONNX Runtime version and library for "ort".
+	Runtime string `json:"runtime,omitempty"`
+	// Fallback says why "go" runs instead of ONNX Runtime.
+	Fallback string `json:"fallback,omitempty"`
+}
+
+// probeBackend opens the model with the asked-for backend to see which runs.
+func probeBackend(f *factory, dir string, mi minilm.ModelInfo, backend string) backendInfo {
+	if !mi.Complete && mi.Identity == "" {
+		return backendInfo{Backend: "none (model not installed: run 'tmem model pull')"}
+	}
+	e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: backend, Getenv: f.getenv})
+	if err != nil {
+		return backendInfo{Backend: "unavailable: " + err.Error()}
+	}
+	defer e.Close()
+	return backendInfo{Backend: e.Backend(), Runtime: e.Runtime(), Fallback: e.Fallback()}
+}
+
+// line is the backend as one line of text.
+func (b backendInfo) line() string {
+	switch {
+	case b.Runtime != "":
+		return b.Backend + ", " + b.Runtime
+	case b.Fallback != "":
+		return b.Backend + " (pure Go: " + b.Fallback + ")"
+	}
+	return b.Backend
 }

@@ -18,18 +18,16 @@ import (
 //
 //	go test ./cmd/tmem -run '^$' -bench Process -benchtime 5x
 //
-// BenchmarkProcessORT builds with -tags ort itself and needs TMEM_ORT_LIB.
+// Both build with CGO_ENABLED=0, as a default install does; BenchmarkProcessORT
+// needs TMEM_ORT_LIB.
 
-// tmemBinary builds cmd/tmem into a temporary folder, with or without the
-// ort tag.
-func tmemBinary(b *testing.B, ort bool) string {
+// tmemBinary builds cmd/tmem into a temporary folder without cgo.
+func tmemBinary(b *testing.B) string {
 	b.Helper()
 	p := filepath.Join(b.TempDir(), "tmem")
-	args := []string{"build", "-o", p}
-	if ort {
-		args = append(args, "-tags", "ort")
-	}
-	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
+	cmd := exec.Command("go", "build", "-o", p, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -59,11 +57,10 @@ func (p processRun) run(b *testing.B, args ...string) int64 {
 }
 
 func benchProcesses(b *testing.B, backend string) {
-	ort := backend == "ort"
-	if ort && os.Getenv("TMEM_ORT_LIB") == "" {
-		b.Skip("set TMEM_ORT_LIB (see .ci/setup-embed)")
+	if backend == "ort" {
+		minilmtest.RequireORT(b)
 	}
-	p := processRun{bin: tmemBinary(b, ort), model: minilmtest.FullModel(b), backend: backend}
+	p := processRun{bin: tmemBinary(b), model: minilmtest.FullModel(b), backend: backend}
 	const task = "Why did the ETA rollover test fail on CI?"
 	cases := []struct {
 		name string

@@ -2,6 +2,8 @@ package minilm
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -191,3 +193,37 @@ func BenchmarkHugotDefaultSentences(b *testing.B) {
 func BenchmarkHugotDefaultQuery(b *testing.B) {
 	benchHugotDefault(b, []string{"why did we pick bleve for search"}, "")
 }
+
+func ortOptions(b *testing.B) Options {
+	return Options{Backend: BackendORT, ORTLib: minilmtest.RequireORT(b)}
+}
+
+// BenchmarkORTLoad opens the model with the optimised graph cached, as every
+// process after the first does.
+func BenchmarkORTLoad(b *testing.B) { benchLoad(b, ortOptions(b)) }
+
+// BenchmarkORTLoadUncached opens the model with no cached graph: the first
+// process after a model or runtime change.
+func BenchmarkORTLoadUncached(b *testing.B) {
+	o := ortOptions(b)
+	o.ModelDir = minilmtest.FullModel(b)
+	for b.Loop() {
+		b.StopTimer()
+		if err := os.RemoveAll(filepath.Join(o.ModelDir, ortCacheDir)); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		e, err := Open(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := e.Embed(context.Background(), []string{"warm up"}); err != nil {
+			b.Fatal(err)
+		}
+		e.Close()
+	}
+}
+
+func BenchmarkORTQuery(b *testing.B)     { benchQuery(b, ortOptions(b)) }
+func BenchmarkORTChunks(b *testing.B)    { benchChunksRun(b, ortOptions(b), 32) }
+func BenchmarkORTSentences(b *testing.B) { benchSentencesRun(b, ortOptions(b), 32) }

@@ -22,12 +22,21 @@
 //
 // # Backends
 //
-// The default "go" backend is hugot's FeatureExtraction pipeline on its
-// pure-Go backend: no cgo, nothing to install. Built with the ort tag
-// (go build -tags ort), the "ort" backend runs the same tokenizer and pooling
-// through ONNX Runtime (a libonnxruntime.so named by TMEM_ORT_LIB or found in
-// the usual library folders); "auto" picks it when it is available. Both give
-// the same vectors within 1e-4 and the same Identity.
+// The "ort" backend runs the model with ONNX Runtime, loaded at run time
+// from its shared library (internal/onnxrt calls its C API through purego,
+// so the binary needs no cgo). FindRuntime looks for the library, first
+// found wins: Options.ORTLib, $TMEM_ORT_LIB, the onnxruntime folder inside
+// the model folder, the usual system library folders. The "go" backend is
+// hugot's FeatureExtraction pipeline on its pure-Go backend: nothing to
+// install, several times slower. "auto", the default, takes ONNX Runtime
+// when the library is found and loads, else pure Go, and Fallback says why.
+// Both give the same vectors within 1e-4 and the same Identity.
+//
+// ONNX Runtime optimises the graph each time it creates a session; the
+// result is cached in the model folder (.tmem-ort-cache), keyed by the
+// model's sha256, the runtime's version and the platform, and each entry is
+// named by its own sha256, so an entry that no longer matches (or that the
+// runtime refuses) is removed and rebuilt.
 //
 // An Embedder is safe for concurrent use. The Go backend runs one batch at a
 // time (gomlx spreads each matrix product over all cores); ORT runs one
@@ -41,7 +50,7 @@
 // computes reference vectors with its own WordPiece and a numpy forward pass;
 // it needs /usr/bin/python3 with python3-onnx and python3-numpy; without
 // them those tests skip, except under CI=true, where they fail (.ci/setup-embed
-// installs them). The ort-tagged tests need TMEM_ORT_LIB the same way.
+// installs them). The ONNX Runtime tests need TMEM_ORT_LIB the same way.
 // Benchmarks generate a model of MiniLM's full shape (random weights) into
 // $TMEM_TEST_MODEL_CACHE or the user cache folder, never into the repository.
 package minilm

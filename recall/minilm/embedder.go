@@ -37,11 +37,12 @@ const (
 type Options struct {
 	// ModelDir holds model.onnx, tokenizer.json and config.json.
 	ModelDir string
-	// Backend is "auto" (the default), "go" or "ort". "auto" picks ORT when the
-	// binary was built with the ort tag and an ONNX Runtime library is found.
+	// Backend is "auto" (the default), "go" or "ort". "auto" picks ORT when
+	// an ONNX Runtime library is found and loads, else the pure-Go backend
+	// (Fallback says why).
 	Backend string
-	// ORTLib is the path to libonnxruntime.so. Empty means $TMEM_ORT_LIB, then
-	// the usual library folders.
+	// ORTLib is the path to the ONNX Runtime library. Empty means the search
+	// FindRuntime describes.
 	ORTLib string
 	// BatchSize is how many texts go through the model at once (default 8
 	// with the Go backend, 4 with ORT: measured best for each).
@@ -73,6 +74,8 @@ type Embedder struct {
 	batch    int
 	workers  int
 	run      runner
+	runtime  string
+	fallback string
 	closeMu  sync.Mutex
 	closed   bool
 }
@@ -107,56 +110,70 @@ func Open(o Options) (*Embedder, error) {
 		getenv = os.Getenv
 	}
 	e := &Embedder{dim: cfg.HiddenSize, identity: id, batch: o.BatchSize, workers: o.Workers}
-	lib := findORTLib(o.ORTLib, getenv)
 	switch o.Backend {
 	case "", BackendAuto:
-		e.backend = BackendGo
-		if ortAvailable && lib != "" {
-			e.backend = BackendORT
+		if err := e.openORT(o, getenv); err != nil {
+			e.fallback = err.Error()
+			err = e.openGo(o)
 		}
 	case BackendGo:
-		e.backend = BackendGo
+		err = e.openGo(o)
 	case BackendORT:
-		if !ortAvailable {
-			return nil, errors.New("ort backend: this binary was built without the ort tag")
-		}
-		if lib == "" {
-			return nil, errors.New("ort backend: no ONNX Runtime library found; set TMEM_ORT_LIB")
-		}
-		e.backend = BackendORT
+		err = e.openORT(o, getenv)
 	default:
 		return nil, fmt.Errorf("unknown backend %q (want auto, go or ort)", o.Backend)
-	}
-	if e.backend == BackendGo {
-		if e.batch <= 0 {
-			e.batch = 8
-		}
-		if e.workers <= 0 {
-			// gomlx spreads one batch over all cores; a second batch in
-			// flight only adds contention.
-			e.workers = 1
-		}
-		e.run, err = newGoRunner(o.ModelDir)
-	} else {
-		if e.batch <= 0 {
-			// Smaller batches pad less; 4 still amortises the per-run cost.
-			e.batch = 4
-		}
-		if e.workers <= 0 {
-			// One single-threaded session run per core beats one run
-			// spread over all cores for throughput.
-			e.workers = runtime.GOMAXPROCS(0)
-		}
-		threads := o.Threads
-		if threads <= 0 {
-			threads = max(1, runtime.GOMAXPROCS(0)/e.workers)
-		}
-		e.run, err = newORTRunner(o.ModelDir, lib, threads)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open %s backend on %s: %w", e.backend, o.ModelDir, err)
 	}
 	return e, nil
+}
+
+// openGo sets e up to run on hugot's pure-Go backend.
+func (e *Embedder) openGo(o Options) error {
+	e.backend = BackendGo
+	if e.batch <= 0 {
+		e.batch = 8
+	}
+	if e.workers <= 0 {
+		// gomlx spreads one batch over all cores; a second batch in
+		// flight only adds contention.
+		e.workers = 1
+	}
+	run, err := newGoRunner(o.ModelDir)
+	e.run = run
+	return err
+}
+
+// openORT sets e up to run on ONNX Runtime, or says why it cannot, leaving
+// e's batch and worker counts as the caller gave them.
+func (e *Embedder) openORT(o Options, getenv func(string) string) error {
+	e.backend = BackendORT
+	lib := FindRuntime(o.ORTLib, o.ModelDir, getenv)
+	rt, err := loadORT(lib)
+	if err != nil {
+		return err
+	}
+	batch, workers := e.batch, e.workers
+	if batch <= 0 {
+		// Smaller batches pad less; 4 still amortises the per-run cost.
+		batch = 4
+	}
+	if workers <= 0 {
+		// One single-threaded session run per core beats one run spread
+		// over all cores for throughput, and starts no thread pool.
+		workers = runtime.GOMAXPROCS(0)
+	}
+	threads := o.Threads
+	if threads <= 0 {
+		threads = max(1, runtime.GOMAXPROCS(0)/workers)
+	}
+	run, err := newORTRunner(o.ModelDir, rt, threads)
+	if err != nil {
+		return fmt.Errorf("%s: %w", rt, err)
+	}
+	e.run, e.batch, e.workers, e.runtime = run, batch, workers, rt.String()
+	return nil
 }
 
 func checkModelDir(dir string) error {
@@ -224,6 +241,14 @@ func (e *Embedder) Dim() int { return e.dim }
 
 // Backend is "go" or "ort".
 func (e *Embedder) Backend() string { return e.backend }
+
+// Runtime names the ONNX Runtime version and library the "ort" backend runs
+// on; it is empty for the Go backend.
+func (e *Embedder) Runtime() string { return e.runtime }
+
+// Fallback says why the "auto" backend runs on pure Go rather than ONNX
+// Runtime (no library found, or the loader's error); it is empty otherwise.
+func (e *Embedder) Fallback() string { return e.fallback }
 
 // Identity names the model files and the pipeline around them. It is the same
 // for both backends and changes when either changes.
@@ -344,23 +369,36 @@ func meanPool(hidden []float32, mask []int64, dim int) []float32 {
 	return out
 }
 
-// findORTLib resolves the ONNX Runtime library: explicit path, then
-// $TMEM_ORT_LIB, then the usual library folders.
-func findORTLib(explicit string, getenv func(string) string) string {
+// RuntimeDirName is the folder, inside the model folder, where the ONNX
+// Runtime library is looked for (and where 'tmem model pull' puts it).
+const RuntimeDirName = "onnxruntime"
+
+// runtimeLibNames are the library's file names on each OS, versioned ones
+// last.
+var runtimeLibNames = map[string][]string{
+	"linux":  {"libonnxruntime.so", "libonnxruntime.so.1", "libonnxruntime.so.1.*"},
+	"darwin": {"libonnxruntime.dylib", "libonnxruntime.1.*.dylib"},
+}
+
+// FindRuntime resolves the ONNX Runtime library, first found wins: the
+// explicit path; $TMEM_ORT_LIB; the onnxruntime folder inside the model
+// folder; the usual system library folders. It returns "" when there is none.
+func FindRuntime(explicit, modelDir string, getenv func(string) string) string {
 	if explicit != "" {
 		return explicit
 	}
 	if p := getenv("TMEM_ORT_LIB"); p != "" {
 		return p
 	}
-	for _, pattern := range []string{
-		"/usr/lib/libonnxruntime.so*",
-		"/usr/local/lib/libonnxruntime.so*",
-		"/usr/lib/x86_64-linux-gnu/libonnxruntime.so*",
-		"/usr/lib/aarch64-linux-gnu/libonnxruntime.so*",
-	} {
-		if m, _ := filepath.Glob(pattern); len(m) > 0 {
-			return m[0]
+	dirs := []string{"/usr/lib", "/usr/local/lib", "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/opt/homebrew/lib"}
+	if modelDir != "" {
+		dirs = append([]string{filepath.Join(modelDir, RuntimeDirName)}, dirs...)
+	}
+	for _, dir := range dirs {
+		for _, name := range runtimeLibNames[runtime.GOOS] {
+			if m, _ := filepath.Glob(filepath.Join(dir, name)); len(m) > 0 {
+				return m[0]
+			}
 		}
 	}
 	return ""

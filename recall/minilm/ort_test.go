@@ -1,30 +1,14 @@
-//go:build ort
-
 package minilm
 
 import (
 	"context"
-	"os"
 	"testing"
+
+	"github.com/tmemhq/tmem/recall/minilm/minilmtest"
 )
 
-// requireORT returns the ONNX Runtime library to test with; it skips locally,
-// and fails under CI=true, when there is none.
-func requireORT(t testing.TB) string {
-	t.Helper()
-	lib := findORTLib("", os.Getenv)
-	if lib != "" {
-		return lib
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no ONNX Runtime library: run .ci/setup-embed and export TMEM_ORT_LIB")
-	}
-	t.Skip("no ONNX Runtime library: set TMEM_ORT_LIB (see .ci/setup-embed)")
-	return ""
-}
-
 func TestORTMatchesGo(t *testing.T) {
-	lib := requireORT(t)
+	lib := minilmtest.RequireORT(t)
 	texts := make([]string, len(referenceCases))
 	for i, c := range referenceCases {
 		texts[i] = c.text
@@ -59,7 +43,7 @@ func TestORTMatchesGo(t *testing.T) {
 }
 
 func TestORTMatchesReference(t *testing.T) {
-	lib := requireORT(t)
+	lib := minilmtest.RequireORT(t)
 	texts := make([]string, len(referenceCases))
 	for i, c := range referenceCases {
 		texts[i] = c.text
@@ -84,7 +68,7 @@ func TestORTMatchesReference(t *testing.T) {
 }
 
 func TestAutoPicksORT(t *testing.T) {
-	lib := requireORT(t)
+	lib := minilmtest.RequireORT(t)
 	e, err := Open(Options{ModelDir: tinyModel(t), Getenv: func(k string) string {
 		if k == "TMEM_ORT_LIB" {
 			return lib
@@ -101,7 +85,7 @@ func TestAutoPicksORT(t *testing.T) {
 }
 
 func TestORTConcurrent(t *testing.T) {
-	lib := requireORT(t)
+	lib := minilmtest.RequireORT(t)
 	e, err := Open(Options{ModelDir: tinyModel(t), Backend: BackendORT, ORTLib: lib, BatchSize: 2})
 	if err != nil {
 		t.Fatal(err)

@@ -37,13 +37,7 @@ type cachedSum struct {
 // where the stat data still match. It refreshes the sums file when it hashed
 // anything, and carries on without it when the folder is read-only.
 func cachedSums(dir string, names []string) (map[string]string, error) {
-	cache := map[string]cachedSum{}
-	if b, err := os.ReadFile(filepath.Join(dir, sumsFile)); err == nil {
-		// A damaged sums file only costs a re-hash.
-		if json.Unmarshal(b, &cache) != nil {
-			cache = map[string]cachedSum{}
-		}
-	}
+	cache := loadSums(dir)
 	out := make(map[string]string, len(names))
 	dirty := false
 	for _, name := range names {
@@ -82,4 +76,29 @@ func saveSums(dir string, cache map[string]cachedSum) {
 	if err == nil {
 		_ = layout.WriteAtomic(filepath.Join(dir, sumsFile), append(b, '\n'))
 	}
+}
+
+// rememberSum records a sum just computed for a file in dir, so the next
+// cachedSums call need not hash it again.
+func rememberSum(dir, name string, fi os.FileInfo, sum string) {
+	cache := loadSums(dir)
+	for n := range cache {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			delete(cache, n)
+		}
+	}
+	cache[name] = cachedSum{stampOf(fi), sum}
+	saveSums(dir, cache)
+}
+
+// loadSums reads the sums file in dir; a missing or damaged one reads as
+// empty, which only costs a re-hash.
+func loadSums(dir string) map[string]cachedSum {
+	cache := map[string]cachedSum{}
+	if b, err := os.ReadFile(filepath.Join(dir, sumsFile)); err == nil {
+		if json.Unmarshal(b, &cache) != nil {
+			cache = map[string]cachedSum{}
+		}
+	}
+	return cache
 }

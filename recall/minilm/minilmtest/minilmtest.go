@@ -93,3 +93,23 @@ func FullModel(tb testing.TB) string {
 	}
 	return fullDir
 }
+
+// RequireORT returns the ONNX Runtime library named by $TMEM_ORT_LIB. It
+// skips, or fails under CI=true, when the variable is unset or names no file.
+func RequireORT(tb testing.TB) string {
+	tb.Helper()
+	lib := os.Getenv("TMEM_ORT_LIB")
+	_, err := os.Stat(lib)
+	if lib != "" && err == nil {
+		return lib
+	}
+	why := "TMEM_ORT_LIB is not set"
+	if lib != "" {
+		why = err.Error()
+	}
+	if os.Getenv("CI") == "true" {
+		tb.Fatalf("needs the ONNX Runtime library under CI (run .ci/setup-embed): %s", why)
+	}
+	tb.Skipf("needs the ONNX Runtime library: %s (eval \"$(.ci/setup-embed)\" installs onnxruntime-node@1.23.2 and sets it)", why)
+	return ""
+}

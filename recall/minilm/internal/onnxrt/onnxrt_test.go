@@ -1,0 +1,90 @@
+package onnxrt
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tmemhq/tmem/recall/minilm/minilmtest"
+)
+
+func TestLoadErrors(t *testing.T) {
+	notALib := filepath.Join(t.TempDir(), "libonnxruntime.so")
+	if err := os.WriteFile(notALib, []byte("not a shared library"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path, want string
+	}{
+		{"missing file", filepath.Join(t.TempDir(), "libonnxruntime.so"), "onnx runtime"},
+		{"not a shared library", notALib, notALib},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(tt.path)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Load(%s) = %v, want an error containing %q", tt.path, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestSession runs the tiny test model once and checks what Run refuses.
+func TestSession(t *testing.T) {
+	rt, err := Load(minilmtest.RequireORT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(rt.Version(), "1.") {
+		t.Errorf("Version() = %q", rt.Version())
+	}
+	inputs := []string{"input_ids", "attention_mask", "token_type_ids"}
+	s, err := rt.NewSession(filepath.Join(minilmtest.TinyDir(), "model.onnx"), inputs, "last_hidden_state",
+		SessionOptions{IntraOpThreads: 1, Optimize: OptimizeExtended})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ids := []int64{101, 7592, 102}
+	ones := []int64{1, 1, 1}
+	zeros := []int64{0, 0, 0}
+	shape := []int64{1, 3}
+	out := make([]float32, 3*32)
+	tests := []struct {
+		name     string
+		inputs   [][]int64
+		outShape []int64
+		out      []float32
+		want     string
+	}{
+		{"good", [][]int64{ids, ones, zeros}, []int64{1, 3, 32}, out, ""},
+		{"too few inputs", [][]int64{ids, ones}, []int64{1, 3, 32}, out, "2 inputs, the session takes 3"},
+		{"output too small", [][]int64{ids, ones, zeros}, []int64{1, 3, 32}, out[:10], "output: shape [1 3 32] needs 96 elements, got 10"},
+		{"wrong output shape", [][]int64{ids, ones, zeros}, []int64{1, 3, 16}, out[:48], "run: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clear(tt.out)
+			err := s.Run(shape, tt.inputs, tt.outShape, tt.out)
+			if tt.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("Run = %v, want an error containing %q", err, tt.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			nonzero := 0
+			for _, v := range tt.out {
+				if v != 0 {
+					nonzero++
+				}
+			}
+			if nonzero < len(tt.out)/2 {
+				t.Errorf("only %d of %d outputs written", nonzero, len(tt.out))
+			}
+		})
+	}
+}
