@@ -156,6 +156,17 @@ func (c *clone) log(t *testing.T, at time.Time, heading, text string) {
 	}
 }
 
+// logOn appends an entry stamped at to the daily of day (YYYY-MM-DD).
+func (c *clone) logOn(t *testing.T, day string, at time.Time, heading, text string) {
+	t.Helper()
+	rel := "beacon/memory/" + day + ".md"
+	src := strings.TrimRight(string(c.read(t, rel)), "\n")
+	src += "\n\n## " + heading + "\n" + layout.Stamp(at) + "\n\n" + text + "\n"
+	if err := c.ws.WriteFile(rel, []byte(src)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (c *clone) remember(t *testing.T, at time.Time, topic, body string) {
 	t.Helper()
 	mode := layout.ModeCreate

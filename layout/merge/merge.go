@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/tmemhq/tmem/layout"
@@ -65,7 +66,7 @@ func mergeDocs(path string, b, o, t doc) Result {
 	if pre != "" {
 		parts = append(parts, pre)
 	}
-	pieces := merge3(b.units, o.units, t.units, true)
+	pieces := inTimeOrder(merge3(b.units, o.units, t.units, true))
 	body, n := render(pieces, "\n\n")
 	if body != "" {
 		parts = append(parts, body)
@@ -138,3 +139,26 @@ func mergeLines(path string, base, ours, theirs []byte) Result {
 }
 
 var dailyPath = regexp.MustCompile(`(^|/)memory/\d{4}-\d{2}-\d{2}\.md$`)
+
+// inTimeOrder sorts each run of stamped units by stamp, so the merged file
+// is the same whatever order machines merged in. Units without a stamp
+// stay where they are; output with conflicts is left as merged.
+func inTimeOrder(pieces []piece) []piece {
+	var all []unit
+	for _, p := range pieces {
+		if p.conflict {
+			return pieces
+		}
+		all = append(all, p.units...)
+	}
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j].key != "" {
+			j++
+		}
+		run := all[i:j]
+		sort.SliceStable(run, func(x, y int) bool { return run[x].key < run[y].key })
+		i = j + 1
+	}
+	return []piece{{units: all}}
+}
