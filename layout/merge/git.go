@@ -14,13 +14,9 @@ import (
 	"github.com/tmemhq/tmem/layout"
 )
 
-// DriverName is the merge driver's name in git config and .gitattributes.
+// DriverName is the merge driver's name in git config and in the
+// workspace's .gitattributes (layout.GitAttributes).
 const DriverName = "tmem"
-
-// Attributes is the .gitattributes tmem init writes in the workspace
-// folder: every Markdown file in it merges with the driver.
-const Attributes = `# tmem: merge memory files entry by entry ('tmem merge-driver'); set up with 'tmem init --git' or 'tmem doctor --fix'
-*.md merge=` + DriverName + "\n"
 
 // Driver merges the files git hands a merge driver (%O %A %B %P): base,
 // ours (the result is written over it), theirs, and the path in the

@@ -87,12 +87,10 @@ func newOrigin(t *testing.T, s strategy, seed func(c *clone)) string {
 	if _, err := layout.Init(dir, []layout.TeammateSpec{{Name: "beacon"}}); err != nil {
 		t.Fatal(err)
 	}
-	attrs := merge.Attributes
 	if s == useUnion {
-		attrs = "*.md merge=union\n"
-	}
-	if err := os.WriteFile(filepath.Join(dir, layout.DirName, ".gitattributes"), []byte(attrs), 0o644); err != nil {
-		t.Fatal(err)
+		if err := os.WriteFile(filepath.Join(dir, layout.DirName, ".gitattributes"), []byte("*.md merge=union\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	c := open(t, dir, s)
 	if seed != nil {
