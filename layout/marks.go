@@ -83,3 +83,10 @@ func readable(body []byte) (lines []string, stamps map[int]string) {
 	}
 	return lines, stamps
 }
+
+// ReadableBody returns the body with stamp lines and conflict markers
+// blanked, line for line, for callers that show the body whole.
+func (d *Doc) ReadableBody() []byte {
+	lines, _ := readable(d.Body)
+	return []byte(strings.Join(lines, "\n"))
+}
