@@ -304,8 +304,9 @@ func (b *builder) fileSection(name, file, heading string) (section, error) {
 		s.Note = "file left out: " + why
 		return s, nil
 	}
-	lead := len(d.Body) - len(bytes.TrimLeft(d.Body, " \t\r\n"))
-	body, rs := redact(name, rel, d.BodyLine+bytes.Count(d.Body[:lead], []byte("\n")), strings.TrimSpace(string(d.Body)))
+	text := d.ReadableBody() // no stamps, no conflict markers
+	lead := len(text) - len(bytes.TrimLeft(text, " \t\r\n"))
+	body, rs := redact(name, rel, d.BodyLine+bytes.Count(text[:lead], []byte("\n")), strings.TrimSpace(string(text)))
 	b.man.Redactions = append(b.man.Redactions, rs...)
 	if body == "" {
 		body = "_" + b.show(rel) + " is empty._"

@@ -235,6 +235,24 @@ func TestBuildEdgeCases(t *testing.T) {
 			},
 		},
 		{
+			name: "merge conflict markers and entry stamps are not shown",
+			files: map[string]string{"solo/SOUL.md": soul,
+				"solo/WISDOM.md":            "# Wisdom\n\n<<<<<<< ours\n## Pin images\n\nPin CI images.\n=======\n## Pin images\n\nPin every image.\n>>>>>>> theirs\n",
+				"solo/memory/2026-11-20.md": "# 2026-11-20\n\n## Deploy\n<!-- tmem:at 2026-11-20T09:00:00Z -->\n\nrolled back\n"},
+			check: func(t *testing.T, r *Result) {
+				for _, bad := range []string{"<<<<<<<", "=======", ">>>>>>>", "tmem:at"} {
+					if strings.Contains(r.Text, bad) {
+						t.Errorf("text holds %q", bad)
+					}
+				}
+				for _, want := range []string{"Pin CI images.", "Pin every image.", "rolled back"} {
+					if !strings.Contains(r.Text, want) {
+						t.Errorf("text lacks %q", want)
+					}
+				}
+			},
+		},
+		{
 			name:  "no recall index",
 			files: map[string]string{"solo/SOUL.md": soul},
 			opts:  Options{Recaller: nil},

@@ -11,5 +11,9 @@
 // *SecretError) unless told AllowSecrets; Check reports secrets already in
 // the files.
 //
+// Parse reads past entry stamps (Stamp, written with the Stamped option)
+// and merge conflict markers (ConflictMarkers), so readers never index or
+// show them; Check reports the markers with their lines.
+//
 // Library code here never reads the clock: callers pass the time in.
 package layout

@@ -32,9 +32,9 @@ func (f Finding) String() string {
 // Check reads every memory file of the workspace and reports what is
 // wrong: frontmatter that does not parse, unknown or missing types,
 // misnamed files, empty files, invalid UTF-8, byte order marks, oversized
-// files, secrets. It never stops at the first bad file. It also walks the
-// folders (see checkTree) for files that are not regular, links that lead
-// outside and temp files left behind.
+// files, secrets, merge conflict markers. It never stops at the first bad
+// file. It also walks the folders (see checkTree) for files that are not
+// regular, links that lead outside and temp files left behind.
 func (w *Workspace) Check() ([]Finding, error) {
 	mates, err := w.Teammates()
 	if err != nil {
@@ -81,6 +81,7 @@ func (w *Workspace) checkFile(f File) []Finding {
 		return append(out, add(0, SevWarning, "empty file"))
 	}
 	out = append(out, checkBOM(f.Path, src)...)
+	out = append(out, conflictFindings(f.Path, src)...)
 	out = append(out, secretFindings(f.Path, src)...)
 	d, err := Parse(f.Path, src)
 	if err != nil {
@@ -156,6 +157,16 @@ func (d *Doc) Date() time.Time {
 	return time.Time{}
 }
 
+// conflictFindings reports the conflict markers a merge left in a file.
+func conflictFindings(path string, src []byte) []Finding {
+	var out []Finding
+	for _, ln := range ConflictMarkers(src) {
+		out = append(out, Finding{Path: path, Line: ln, Severity: SevError,
+			Message: "merge conflict marker left in the file: keep the right version, delete the markers (recall and context skip these lines meanwhile)"})
+	}
+	return out
+}
+
 // withoutFile drops the path a *ParseError repeats, for a finding that
 // names the file already.
 func withoutFile(err error) error {
@@ -173,7 +184,7 @@ func (w *Workspace) checkArchive(f File) []Finding {
 	if err == nil {
 		var secs []ArchiveSection
 		if secs, err = ParseArchive(f.Path, src); err == nil {
-			var out []Finding
+			out := conflictFindings(f.Path, src)
 			for _, s := range secs {
 				if s.Edited || !s.Verify() {
 					out = append(out, Finding{Path: f.Path, Line: s.Header, Severity: SevWarning,

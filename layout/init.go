@@ -30,6 +30,14 @@ const gitignore = `# tmem: rebuildable recall indexes and scratch state
 .tmp/
 `
 
+// GitAttributes is the .gitattributes Init writes in the workspace: every
+// Markdown file in it merges with tmem's merge driver (see the merge
+// package), once the driver is set up in the repository's config by
+// 'tmem init --git' or 'tmem doctor --fix'. Until then git merges as usual.
+const GitAttributes = `# tmem: merge memory files entry by entry ('tmem merge-driver'); set up with 'tmem init --git' or 'tmem doctor --fix'
+*.md merge=tmem
+`
+
 // Init creates the workspace under dir (dir/.teammates, or dir itself when
 // it is named .teammates) and the given teammates, from the templates and
 // the workspace's template overrides. Existing files are never touched.
@@ -57,6 +65,9 @@ func Init(dir string, mates []TeammateSpec) (*InitResult, error) {
 		return err
 	}
 	if err := create(".gitignore", []byte(gitignore)); err != nil {
+		return nil, err
+	}
+	if err := create(".gitattributes", []byte(GitAttributes)); err != nil {
 		return nil, err
 	}
 	ct, err := templates.Read(w.Templates(), templates.CrossTeam)

@@ -40,6 +40,9 @@ type Entry struct {
 	Text    string `json:"text"`       // the section without its heading, trimmed
 	Start   int    `json:"start_line"` // line of the heading (or first text line)
 	End     int    `json:"end_line"`   // last non-blank line, inclusive
+	// At is the time of the entry's first stamp line (see Stamp), as
+	// written; "" when it has none.
+	At string `json:"at,omitempty"`
 }
 
 // Parse parses a memory file. It fails with a *ParseError on invalid UTF-8,
@@ -122,12 +125,12 @@ type mark struct {
 }
 
 func (d *Doc) parseBody() {
-	body := d.Body
+	lines, stamps := readable(d.Body)
+	body := []byte(strings.Join(lines, "\n"))
 	heads := topHeadings(body)
 	if len(heads) > 0 {
 		d.Entries = make([]Entry, 0, len(heads)+1)
 	}
-	lines := strings.Split(string(body), "\n")
 	nl := len(lines)
 	section := func(from, to int) (string, int, int) { // 0-based inclusive line range → trimmed text
 		for from <= to && strings.TrimSpace(lines[from]) == "" {
@@ -142,9 +145,17 @@ func (d *Doc) parseBody() {
 		return strings.Join(lines[from:to+1], "\n"), from, to
 	}
 	next := 0 // first 0-based line not yet assigned
+	firstStamp := func(from, to int) string {
+		for i := from; i <= to && i < nl; i++ {
+			if at, ok := stamps[i]; ok {
+				return at
+			}
+		}
+		return ""
+	}
 	flush := func(upto int) {
 		if t, a, b := section(next, upto); t != "" {
-			d.Entries = append(d.Entries, Entry{Text: t, Start: a + d.BodyLine, End: b + d.BodyLine})
+			d.Entries = append(d.Entries, Entry{Text: t, Start: a + d.BodyLine, End: b + d.BodyLine, At: firstStamp(next, upto)})
 		}
 	}
 	for i, h := range heads {
@@ -167,7 +178,7 @@ func (d *Doc) parseBody() {
 		if t != "" {
 			last = b
 		}
-		d.Entries = append(d.Entries, Entry{Heading: h.text, Text: t, Start: hl + d.BodyLine, End: last + d.BodyLine})
+		d.Entries = append(d.Entries, Entry{Heading: h.text, Text: t, Start: hl + d.BodyLine, End: last + d.BodyLine, At: firstStamp(h.last, end)})
 		next = end + 1
 	}
 	flush(nl - 1)

@@ -6,12 +6,17 @@ import (
 	"github.com/tmemhq/tmem/internal/secrets"
 )
 
-// WriteOption relaxes a check that AppendDaily and WriteMemory make.
+// WriteOption changes how AppendDaily and WriteMemory write.
 type WriteOption int
 
 // AllowSecrets writes text even when it looks like it holds a secret
 // (see CheckSecrets).
 const AllowSecrets WriteOption = 1
+
+// Stamped writes a stamp line (see Stamp) under the entry AppendDaily
+// appends and above the body WriteMemory writes or appends, so that a merge
+// of two machines' writes can order them in time.
+const Stamped WriteOption = 2
 
 func allowed(opts []WriteOption, o WriteOption) bool {
 	for _, x := range opts {

@@ -207,12 +207,23 @@ func (w *Workspace) AppendDaily(ctx context.Context, name string, day time.Time,
 	}
 	rel := DailyPath(name, day)
 	err := w.update(ctx, name, rel, func(old []byte, _ bool) ([]byte, error) {
-		return appendEntry(old, day, heading, body), nil
+		return appendEntry(old, day, heading, stamped(opts, day, body)), nil
 	})
 	if err != nil {
 		return "", err
 	}
 	return rel, nil
+}
+
+// stamped puts the stamp for t above body when opts ask for it.
+func stamped(opts []WriteOption, t time.Time, body string) string {
+	if !allowed(opts, Stamped) || t.IsZero() {
+		return body
+	}
+	if body == "" {
+		return Stamp(t)
+	}
+	return Stamp(t) + "\n\n" + body
 }
 
 // appendEntry returns a daily log with one more entry at its end.
@@ -225,7 +236,9 @@ func appendEntry(old []byte, day time.Time, heading, body string) []byte {
 		b.WriteString("\n")
 	}
 	b.WriteString("\n## " + heading + "\n")
-	if body != "" {
+	if strings.HasPrefix(body, "<!-- tmem:at ") {
+		b.WriteString(body + "\n")
+	} else if body != "" {
 		b.WriteString("\n" + body + "\n")
 	}
 	return b.Bytes()
@@ -309,10 +322,12 @@ type Memory struct {
 	Name        string
 	Description string
 	Body        string
+	At          time.Time // when it is written, for the Stamped option
 }
 
 // WriteMemory writes memory/<type>_<topic>.md for the teammate, under its
-// lock, and returns the workspace-relative path. A topic, name,
+// lock, and returns the workspace-relative path. With the Stamped option
+// the body written or appended starts with a stamp for m.At. A topic, name,
 // description or body that looks like it holds a secret is refused with a
 // *SecretError unless opts include AllowSecrets.
 func (w *Workspace) WriteMemory(ctx context.Context, name string, m Memory, mode Mode, opts ...WriteOption) (string, error) {
@@ -345,7 +360,7 @@ func (w *Workspace) WriteMemory(ctx context.Context, name string, m Memory, mode
 	}
 	rel := TypedPath(name, m.Type, slug)
 	err = w.update(ctx, name, rel, func(old []byte, exists bool) ([]byte, error) {
-		return memoryBytes(rel, old, exists, m, body, mode)
+		return memoryBytes(rel, old, exists, m, stamped(opts, m.At, body), mode)
 	})
 	if err != nil {
 		return "", err

@@ -7,11 +7,13 @@ import (
 
 	"github.com/tmemhq/tmem/compact"
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/layout/merge"
 	"github.com/tmemhq/tmem/recall/minilm"
 )
 
 func newDoctorCmd(f *factory) *cobra.Command {
-	return &cobra.Command{
+	var fix bool
+	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check every memory file and report problems",
 		Long: `Read every memory file and report, one per line as path:line: severity:
@@ -22,7 +24,14 @@ oversized files and secrets (private keys, tokens, passwords) that must not
 be in memory; in .teammates/tmem.yaml, YAML that does not parse and unknown
 keys. Without opening them it also reports files that are not regular
 (named pipes, devices), symlinks that lead outside the workspace or
-nowhere, and temp files an interrupted write left behind.
+nowhere, and temp files an interrupted write left behind, and merge
+conflict markers a git merge left in memory files (recall and context skip
+those lines until they are resolved). In a git repository whose config does
+not set up tmem's merge driver it says so (an info line).
+With --fix it first sets up the merge driver in the repository's local git
+config and settles daily logs that a merge left in a modify/delete
+conflict (compaction removed the daily on one side, the other appended to
+it): the appended entries are kept in the daily, staged, and reported.
 It also says whether an embedding model is installed (without one, recall
 is BM25-only; that is an info line, not a finding). Exit 0 when clean, 1
 with findings.`,
@@ -31,6 +40,15 @@ with findings.`,
 			ws, err := f.Workspace()
 			if err != nil {
 				return err
+			}
+			if fix {
+				did, err := merge.Fix(ws, "tmem")
+				for _, d := range did {
+					f.warnf("fixed: %s", d)
+				}
+				if err != nil {
+					return err
+				}
 			}
 			findings, err := ws.Check()
 			if err != nil {
@@ -42,6 +60,7 @@ with findings.`,
 			}
 			failed := len(findings) > 0
 			findings = append(findings, f.modelFindings()...)
+			findings = append(findings, merge.Check(ws)...)
 			if f.json {
 				if err := f.printJSON(findings); err != nil {
 					return err
@@ -57,6 +76,8 @@ with findings.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&fix, "fix", false, "set up the git merge driver and settle compacted dailies a merge left in conflict")
+	return cmd
 }
 
 // workspaceConfig is the shape of tmem.yaml, one section per package that

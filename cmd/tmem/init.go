@@ -8,10 +8,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/layout/merge"
 )
 
 type initOptions struct {
 	teammates []string
+	git       bool
 }
 
 func newInitCmd(f *factory) *cobra.Command {
@@ -22,7 +24,11 @@ func newInitCmd(f *factory) *cobra.Command {
 		Long: `Create .teammates/ (in --dir, $TMEM_DIR or the current folder) with
 CROSS-TEAM.md, a .gitignore for the index and scratch folders, and one folder
 per --teammate with SOUL.md, GOALS.md, WISDOM.md and memory/. Existing files
-are never overwritten, so running it again only adds what is missing.`,
+are never overwritten, so running it again only adds what is missing.
+It also writes .teammates/.gitattributes, which sends memory files to tmem's
+merge driver; --git sets that driver up in the local config of the git
+repository holding the workspace, so machines' appends merge without
+conflicts (see 'tmem merge-driver --help').`,
 		Example: `  tmem init --teammate beacon:"Search engineer" --teammate quill`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -45,6 +51,11 @@ are never overwritten, so running it again only adds what is missing.`,
 			if err != nil {
 				return err
 			}
+			if opts.git {
+				if err := setupGit(f, res.Root); err != nil {
+					return err
+				}
+			}
 			if f.json {
 				return f.printJSON(res)
 			}
@@ -60,7 +71,24 @@ are never overwritten, so running it again only adds what is missing.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&opts.teammates, "teammate", nil, "add a teammate NAME or NAME:ROLE (repeatable)")
+	cmd.Flags().BoolVar(&opts.git, "git", false, "set up the merge driver in the local config of the git repository holding the workspace")
 	return cmd
+}
+
+// setupGit registers the merge driver for the workspace at root.
+func setupGit(f *factory, root string) error {
+	ws, err := layout.Open(root)
+	if err != nil {
+		return err
+	}
+	changed, err := merge.Setup(ws, "tmem")
+	if err != nil {
+		return fmt.Errorf("init --git: %w", err)
+	}
+	if changed {
+		f.infof("set up the tmem merge driver in the repository's git config")
+	}
+	return nil
 }
 
 var errNoTeammate = errors.New("--teammate is required")

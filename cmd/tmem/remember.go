@@ -61,8 +61,12 @@ unless --allow-secret.`,
 			if err != nil {
 				return err
 			}
+			now, err := f.Now()
+			if err != nil {
+				return err
+			}
 			rel, err := ws.WriteMemory(cmd.Context(), opts.teammate, layout.Memory{
-				Type: opts.typ, Topic: opts.topic, Name: opts.name, Description: opts.description, Body: body,
+				Type: opts.typ, Topic: opts.topic, Name: opts.name, Description: opts.description, Body: body, At: now,
 			}, mode, writeOptions(opts.allowSecret)...)
 			if err != nil {
 				return secretHint(err)

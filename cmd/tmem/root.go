@@ -41,6 +41,7 @@ and compacts old logs into summaries.
 		newListCmd(f),
 		newShowCmd(f),
 		newDoctorCmd(f),
+		newMergeDriverCmd(f),
 		newModelCmd(f),
 		newContextCmd(f),
 		newCompactCmd(f),

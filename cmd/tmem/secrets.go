@@ -9,10 +9,11 @@ import (
 
 // writeOptions turns --allow-secret into layout's write options.
 func writeOptions(allowSecret bool) []layout.WriteOption {
+	opts := []layout.WriteOption{layout.Stamped}
 	if allowSecret {
-		return []layout.WriteOption{layout.AllowSecrets}
+		opts = append(opts, layout.AllowSecrets)
 	}
-	return nil
+	return opts
 }
 
 // secretHint adds what to do to a refused secret.

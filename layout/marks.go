@@ -1,0 +1,92 @@
+package layout
+
+import (
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Two kinds of lines in a memory file are not memory text: the stamp tmem
+// writes under an entry it appends, and the conflict markers a merge can
+// leave behind. Parse reads past both, so recall and the prompt stack never
+// show them; Doc.Bytes keeps them, byte for byte.
+//
+//	## Fixed flaky sync test
+//	<!-- tmem:at 2026-03-09T14:02:11Z -->
+//
+// A stamp gives the time the entry was written (RFC 3339, UTC, seconds), so
+// that a merge of two machines' appends can order their entries in time.
+
+// StampTime is the layout of the time in an entry stamp.
+const StampTime = "2006-01-02T15:04:05Z"
+
+var (
+	stampLine    = regexp.MustCompile(`^<!-- tmem:at (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z) -->$`)
+	conflictOpen = regexp.MustCompile(`^<{7}(?: |$)`)
+	conflictMid  = regexp.MustCompile(`^(?:={7}|\|{7}(?: .*)?)$`)
+	conflictEnd  = regexp.MustCompile(`^>{7}(?: |$)`)
+)
+
+// Stamp returns the stamp line (without its newline) for an entry written
+// at t.
+func Stamp(t time.Time) string {
+	return "<!-- tmem:at " + t.UTC().Format(StampTime) + " -->"
+}
+
+// StampOf returns the time of a stamp line as written ("" when line is not
+// a stamp).
+func StampOf(line string) string {
+	m := stampLine.FindStringSubmatch(strings.TrimRight(line, " \t\r"))
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// ConflictMarkers returns the 1-based lines of src that are merge conflict
+// markers ("<<<<<<< ", "||||||| ", "=======", ">>>>>>> "). A line of seven
+// "=" counts only inside an opened conflict, since it is also a Markdown
+// heading underline.
+func ConflictMarkers(src []byte) []int {
+	var out []int
+	open := false
+	for i, l := range strings.Split(string(src), "\n") {
+		l = strings.TrimRight(l, "\r")
+		switch {
+		case conflictOpen.MatchString(l):
+			open = true
+		case open && conflictMid.MatchString(l):
+		case open && conflictEnd.MatchString(l):
+			open = false
+		default:
+			continue
+		}
+		out = append(out, i+1)
+	}
+	return out
+}
+
+// readable returns the lines of body with stamps and conflict markers
+// blanked, and the stamps by 0-based line.
+func readable(body []byte) (lines []string, stamps map[int]string) {
+	lines = strings.Split(string(body), "\n")
+	for _, ln := range ConflictMarkers(body) {
+		lines[ln-1] = ""
+	}
+	for i, l := range lines {
+		if at := StampOf(l); at != "" {
+			if stamps == nil {
+				stamps = map[int]string{}
+			}
+			stamps[i], lines[i] = at, ""
+		}
+	}
+	return lines, stamps
+}
+
+// ReadableBody returns the body with stamp lines and conflict markers
+// blanked, line for line, for callers that show the body whole.
+func (d *Doc) ReadableBody() []byte {
+	lines, _ := readable(d.Body)
+	return []byte(strings.Join(lines, "\n"))
+}

@@ -1,0 +1,217 @@
+package merge
+
+import "strings"
+
+// unit is one piece of a file that a merge keeps or drops whole.
+type unit struct {
+	id   string // identity: units with equal ids are the same unit
+	key  string // orders units both sides added at one place
+	text string // the unit's text, without trailing blank lines
+}
+
+// piece is a stretch of merged output: units, or a conflict between two
+// versions of the same stretch.
+type piece struct {
+	units          []unit
+	conflict       bool
+	ours, theirs   []unit
+	keptFromTheirs int
+}
+
+// merge3 merges the unit sequences three ways. Stretches unchanged on both
+// sides anchor the merge; between anchors a stretch changed on one side
+// takes that side, and one changed on both is a conflict, unless union is
+// set and the change is adding units, which are then all kept, once.
+func merge3(base, ours, theirs []unit, union bool) []piece {
+	mo, mt := match(base, ours), match(base, theirs)
+	var out []piece
+	seen := map[string]bool{}
+	i, a, b := 0, 0, 0
+	for {
+		k := i
+		for k < len(base) && (mo[k] < 0 || mt[k] < 0) {
+			k++
+		}
+		oe, te := len(ours), len(theirs)
+		if k < len(base) {
+			oe, te = mo[k], mt[k]
+		}
+		out = append(out, chunk(base[i:k], ours[a:oe], theirs[b:te], union, seen))
+		if k == len(base) {
+			return out
+		}
+		out = append(out, piece{units: []unit{ours[oe]}})
+		seen[ours[oe].id] = true
+		i, a, b = k+1, oe+1, te+1
+	}
+}
+
+// chunk merges one stretch between anchors.
+func chunk(b, o, t []unit, union bool, seen map[string]bool) piece {
+	var p piece
+	switch {
+	case same(o, b):
+		p.units, p.keptFromTheirs = t, len(t)
+	case same(t, b), same(o, t):
+		p.units = o
+	case union && len(b) == 0:
+		p.units = interleave(o, t)
+	case union && added(b, t) != nil:
+		p.units = append(append([]unit{}, o...), added(b, t)...)
+	case union && added(b, o) != nil:
+		p.units = append(append([]unit{}, t...), added(b, o)...)
+	default:
+		return piece{conflict: true, ours: o, theirs: t}
+	}
+	var kept []unit
+	for _, u := range p.units {
+		if union && seen[u.id] {
+			continue
+		}
+		seen[u.id] = true
+		kept = append(kept, u)
+	}
+	p.units = kept
+	return p
+}
+
+// added returns the units side adds to b when it keeps all of b, in order,
+// and adds units only after it; nil otherwise.
+func added(b, side []unit) []unit {
+	if len(side) <= len(b) || !same(side[:len(b)], b) {
+		return nil
+	}
+	return side[len(b):]
+}
+
+// interleave merges two runs of added units by key, keeping each run's
+// own order, and drops units of t that o holds too.
+func interleave(o, t []unit) []unit {
+	in := map[string]bool{}
+	for _, u := range o {
+		in[u.id] = true
+	}
+	var rest []unit
+	for _, u := range t {
+		if !in[u.id] {
+			rest = append(rest, u)
+		}
+	}
+	out := make([]unit, 0, len(o)+len(rest))
+	i, j := 0, 0
+	for i < len(o) || j < len(rest) {
+		if j == len(rest) || (i < len(o) && order(o[i]) <= order(rest[j])) {
+			out = append(out, o[i])
+			i++
+		} else {
+			out = append(out, rest[j])
+			j++
+		}
+	}
+	return out
+}
+
+func order(u unit) string { return u.key + "\x00" + u.id }
+
+func same(x, y []unit) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if x[i].id != y[i].id {
+			return false
+		}
+	}
+	return true
+}
+
+// maxCells bounds the LCS table; larger inputs match only their common
+// prefix and suffix.
+const maxCells = 16 << 20
+
+// match returns, for each unit of base, the index of the unit of side it
+// is matched with by a longest common subsequence, or -1.
+func match(base, side []unit) []int {
+	m := make([]int, len(base))
+	for i := range m {
+		m[i] = -1
+	}
+	pre := 0
+	for pre < len(base) && pre < len(side) && base[pre].id == side[pre].id {
+		m[pre] = pre
+		pre++
+	}
+	suf := 0
+	for suf < len(base)-pre && suf < len(side)-pre && base[len(base)-1-suf].id == side[len(side)-1-suf].id {
+		m[len(base)-1-suf] = len(side) - 1 - suf
+		suf++
+	}
+	bs, ss := base[pre:len(base)-suf], side[pre:len(side)-suf]
+	if len(bs)*len(ss) > maxCells {
+		return m
+	}
+	n, w := len(bs), len(ss)
+	dp := make([]int32, (n+1)*(w+1))
+	for i := n - 1; i >= 0; i-- {
+		for j := w - 1; j >= 0; j-- {
+			c := i*(w+1) + j
+			switch {
+			case bs[i].id == ss[j].id:
+				dp[c] = dp[c+w+2] + 1
+			case dp[c+w+1] >= dp[c+1]:
+				dp[c] = dp[c+w+1]
+			default:
+				dp[c] = dp[c+1]
+			}
+		}
+	}
+	for i, j := 0, 0; i < n && j < w; {
+		c := i*(w+1) + j
+		switch {
+		case bs[i].id == ss[j].id:
+			m[pre+i] = pre + j
+			i++
+			j++
+		case dp[c+w+1] >= dp[c+1]:
+			i++
+		default:
+			j++
+		}
+	}
+	return m
+}
+
+// render joins the pieces with sep between units; conflicts get git's
+// markers. It returns the text and the number of conflicts.
+func render(pieces []piece, sep string) (string, int) {
+	var parts []string
+	n := 0
+	join := func(us []unit) string {
+		s := make([]string, len(us))
+		for i, u := range us {
+			s[i] = u.text
+		}
+		return strings.Join(s, sep)
+	}
+	for _, p := range pieces {
+		if !p.conflict {
+			if len(p.units) > 0 {
+				parts = append(parts, join(p.units))
+			}
+			continue
+		}
+		n++
+		var b strings.Builder
+		b.WriteString("<<<<<<< ours\n")
+		if len(p.ours) > 0 {
+			b.WriteString(join(p.ours) + "\n")
+		}
+		b.WriteString("=======\n")
+		if len(p.theirs) > 0 {
+			b.WriteString(join(p.theirs) + "\n")
+		}
+		b.WriteString(">>>>>>> theirs")
+		parts = append(parts, b.String())
+	}
+	return strings.Join(parts, sep), n
+}

@@ -1,0 +1,135 @@
+package merge_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+var day = time.Date(2026, 3, 9, 9, 0, 0, 0, time.UTC)
+
+const (
+	dailyRel  = "beacon/memory/2026-03-09.md"
+	typedRel  = "beacon/memory/project_auth.md"
+	wisdomRel = "beacon/WISDOM.md"
+)
+
+// twoClones: both machines append to the same daily, typed memory and
+// WISDOM.md, one pushes and the other pulls. Both write one entry word for
+// word the same (the same commit hook ran on each), which must land once.
+func twoClones(t *testing.T, s strategy) (*clone, string) {
+	t.Helper()
+	gitEnv(t)
+	origin := newOrigin(t, s, func(c *clone) {
+		c.log(t, day, "Started auth work", "Read the old middleware.")
+		c.remember(t, day, "auth", "Sessions live in cookies.")
+	})
+	a, b := newClone(t, origin, "a", s), newClone(t, origin, "b", s)
+	for i, c := range []*clone{a, b} {
+		at := day.Add(time.Duration(i+1) * time.Hour)
+		c.log(t, at, fmt.Sprintf("Machine %d ran the suite", i), fmt.Sprintf("Failures on machine %d: none.\nAll green.", i))
+		c.log(t, at.Add(time.Minute), "Tagged v0.4", "Release notes written.")
+		c.log(t, at.Add(2*time.Minute), fmt.Sprintf("Machine %d cleaned up", i), "Removed temp files.\nAll green.")
+		c.remember(t, at, "auth", fmt.Sprintf("Machine %d: tokens rotate daily.\nAll green.", i))
+		w := c.read(t, wisdomRel)
+		w = append(w, fmt.Sprintf("\n## Rule %d\n\nMachine %d learned a rule.\nAll green.\n", i, i)...)
+		if err := c.ws.WriteFile(wisdomRel, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// the shared entry, written the same on both machines
+	for _, c := range []*clone{a, b} {
+		c.log(t, day.Add(3*time.Hour), "Nightly backup", "Backup done.")
+		c.commit(t, "work")
+	}
+	a.push(t)
+	out, err := b.pull(t)
+	if err != nil {
+		return b, out
+	}
+	return b, ""
+}
+
+// wantDaily is every entry the two machines wrote, once.
+func wantDaily() []string {
+	var out []string
+	out = append(out, "Started auth work\nRead the old middleware.", "Tagged v0.4\nRelease notes written.", "Nightly backup\nBackup done.")
+	for i := 0; i < 2; i++ {
+		out = append(out, fmt.Sprintf("Machine %d ran the suite\nFailures on machine %d: none.\nAll green.", i, i),
+			fmt.Sprintf("Machine %d cleaned up\nRemoved temp files.\nAll green.", i))
+	}
+	return out
+}
+
+func TestTwoClonesWithDriver(t *testing.T) {
+	b, conflict := twoClones(t, useDriver)
+	if conflict != "" {
+		t.Fatalf("merge conflicted:\n%s", conflict)
+	}
+	t.Run("daily", func(t *testing.T) {
+		got := entries(t, dailyRel, b.read(t, dailyRel))
+		// "Tagged v0.4" is written on both machines with different stamps: two entries
+		want := append(wantDaily(), "Tagged v0.4\nRelease notes written.")
+		sortStrings(want)
+		if strings.Join(got, "\n--\n") != strings.Join(want, "\n--\n") {
+			t.Errorf("entries:\n%s\nwant:\n%s", strings.Join(got, "\n--\n"), strings.Join(want, "\n--\n"))
+		}
+	})
+	t.Run("typed", func(t *testing.T) {
+		src := string(b.read(t, typedRel))
+		for _, p := range []string{"Sessions live in cookies.", "Machine 0: tokens rotate daily.\nAll green.", "Machine 1: tokens rotate daily.\nAll green.", "name: auth\n"} {
+			if n := strings.Count(src, p); n != 1 {
+				t.Errorf("%q appears %d times, want once:\n%s", p, n, src)
+			}
+		}
+		if _, err := layout.Parse(typedRel, []byte(src)); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Run("wisdom", func(t *testing.T) {
+		got := entries(t, wisdomRel, b.read(t, wisdomRel))
+		for i := 0; i < 2; i++ {
+			want := fmt.Sprintf("Rule %d\nMachine %d learned a rule.\nAll green.", i, i)
+			if n := count(got, want); n != 1 {
+				t.Errorf("%q: %d times, want once; entries:\n%s", want, n, strings.Join(got, "\n--\n"))
+			}
+		}
+	})
+}
+
+// TestTwoClonesWithUnion shows what git's built-in union merge does with
+// the same work: no conflict, but entries repeated or cut in pieces.
+func TestTwoClonesWithUnion(t *testing.T) {
+	b, conflict := twoClones(t, useUnion)
+	if conflict != "" {
+		t.Fatalf("merge conflicted:\n%s", conflict)
+	}
+	got := entries(t, dailyRel, b.read(t, dailyRel))
+	want := append(wantDaily(), "Tagged v0.4\nRelease notes written.")
+	sortStrings(want)
+	if strings.Join(got, "\n--\n") == strings.Join(want, "\n--\n") {
+		t.Fatalf("union kept every entry whole and once; the driver would not be needed:\n%s", b.read(t, dailyRel))
+	}
+	t.Logf("merge=union daily:\n%s", b.read(t, dailyRel))
+}
+
+func count(list []string, s string) int {
+	n := 0
+	for _, x := range list {
+		if x == s {
+			n++
+		}
+	}
+	return n
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}

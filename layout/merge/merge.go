@@ -1,0 +1,164 @@
+package merge
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+// Result is a merged file.
+type Result struct {
+	Data      []byte
+	Conflicts int      // conflicts left in Data, each between git's markers
+	Notes     []string // what the merge did that a person should know
+}
+
+var archivePath = regexp.MustCompile(`(^|/)memory/` + layout.ArchiveDir + `/\d{4}-\d{2}\.md$`)
+
+// Merge merges three versions of the memory file at path (as git names
+// it, relative to the repository). An archive month file is merged as the
+// union of its sections; every other file by frontmatter field and body
+// unit (see the package doc). A version that does not parse, or holds
+// conflict markers already, makes the merge fall back to lines.
+func Merge(path string, base, ours, theirs []byte) (Result, error) {
+	for _, v := range [][]byte{base, ours, theirs} {
+		if len(v) > layout.MaxArchiveSize {
+			return Result{}, fmt.Errorf("merge %s: a version is over the %d MiB limit", path, layout.MaxArchiveSize>>20)
+		}
+	}
+	switch {
+	case bytes.Equal(ours, theirs), bytes.Equal(base, theirs):
+		return Result{Data: ours}, nil
+	case bytes.Equal(base, ours):
+		return Result{Data: theirs}, nil
+	}
+	split := splitDoc
+	if archivePath.MatchString(path) {
+		split = splitArchive
+	}
+	b, okb := split(path, base)
+	o, oko := split(path, ours)
+	t, okt := split(path, theirs)
+	if !okb || !oko || !okt {
+		return mergeLines(path, base, ours, theirs), nil
+	}
+	return mergeDocs(path, b, o, t), nil
+}
+
+// mergeDocs merges split files.
+func mergeDocs(path string, b, o, t doc) Result {
+	var parts []string
+	conflicts := 0
+	if fm, n, ok := mergeFrontMatter(b, o, t); ok {
+		parts, conflicts = append(parts, fm), n
+	}
+	pre := o.preamble
+	if pre == b.preamble || pre == "" {
+		pre = t.preamble
+	} else if t.preamble != b.preamble && t.preamble != "" && t.preamble != pre {
+		pre = "<<<<<<< ours\n" + pre + "\n=======\n" + t.preamble + "\n>>>>>>> theirs"
+		conflicts++
+	}
+	if pre != "" {
+		parts = append(parts, pre)
+	}
+	pieces := inTimeOrder(merge3(b.units, o.units, t.units, true))
+	body, n := render(pieces, "\n\n")
+	if body != "" {
+		parts = append(parts, body)
+	}
+	res := Result{Data: []byte(strings.Join(parts, "\n\n") + "\n"), Conflicts: conflicts + n}
+	if res.Conflicts > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: %d conflict(s) left between markers: edit them, then run tmem doctor", path, res.Conflicts))
+	}
+	return res
+}
+
+// mergeFrontMatter merges the frontmatter fields key by key; ok is false
+// when neither side has frontmatter.
+func mergeFrontMatter(b, o, t doc) (string, int, bool) {
+	if o.fm == nil && t.fm == nil {
+		return "", 0, false
+	}
+	open, close := o.fmOpen, o.fmClose
+	if o.fm == nil {
+		open, close = t.fmOpen, t.fmClose
+	}
+	get := func(d doc, key string) (string, bool) {
+		for _, u := range d.fm {
+			if u.id == key {
+				return u.text, true
+			}
+		}
+		return "", false
+	}
+	keys := []string{}
+	has := map[string]bool{}
+	for _, u := range append(append([]unit{}, o.fm...), t.fm...) {
+		if !has[u.id] {
+			keys, has[u.id] = append(keys, u.id), true
+		}
+	}
+	lines := []string{open}
+	n := 0
+	for _, k := range keys {
+		bv, bok := get(b, k)
+		ov, ook := get(o, k)
+		tv, tok := get(t, k)
+		switch {
+		case ov == tv && ook == tok, ov == bv && ook == bok:
+			if tok {
+				lines = append(lines, tv)
+			}
+		case tv == bv && tok == bok:
+			if ook {
+				lines = append(lines, ov)
+			}
+		default:
+			n++
+			lines = append(lines, "<<<<<<< ours", ov, "=======", tv, ">>>>>>> theirs")
+		}
+	}
+	return strings.Join(append(lines, close), "\n"), n, true
+}
+
+// mergeLines merges files that do not parse line by line, with a conflict
+// wherever both sides changed the same lines.
+func mergeLines(path string, base, ours, theirs []byte) Result {
+	text, n := render(merge3(splitLines(base), splitLines(ours), splitLines(theirs), false), "\n")
+	res := Result{Data: []byte(text + "\n"), Conflicts: n}
+	res.Notes = append(res.Notes, fmt.Sprintf("%s: a version does not parse as a memory file, merged line by line", path))
+	if n > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: %d conflict(s) left between markers: edit them, then run tmem doctor", path, n))
+	}
+	return res
+}
+
+var dailyPath = regexp.MustCompile(`(^|/)memory/\d{4}-\d{2}-\d{2}\.md$`)
+
+// inTimeOrder sorts each run of stamped units by stamp, so the merged file
+// is the same whatever order machines merged in. Units without a stamp
+// stay where they are; output with conflicts is left as merged.
+func inTimeOrder(pieces []piece) []piece {
+	var all []unit
+	for _, p := range pieces {
+		if p.conflict {
+			return pieces
+		}
+		all = append(all, p.units...)
+	}
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j].key != "" {
+			j++
+		}
+		run := all[i:j]
+		sort.SliceStable(run, func(x, y int) bool { return run[x].key < run[y].key })
+		i = j + 1
+	}
+	return []piece{{units: all}}
+}

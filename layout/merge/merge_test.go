@@ -1,0 +1,106 @@
+package merge_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/layout/merge"
+)
+
+func TestMergeFiles(t *testing.T) {
+	fm := func(desc, tags, body string) string {
+		return "---\nname: auth\ndescription: " + desc + "\ntype: project\n" + tags + "---\n\n" + body + "\n"
+	}
+	section := func(src string, on time.Time) string {
+		return strings.TrimSuffix(string(layout.AppendArchive(nil, "2026-03", layout.NewArchiveSection(src, []byte("# "+src+"\n"), on))), "\n")
+	}
+	arch := func(secs ...string) string {
+		out := secs[0]
+		for _, s := range secs[1:] {
+			i := strings.Index(s, "<!-- tmem:archive")
+			out += "\n\n" + s[i:]
+		}
+		return out + "\n"
+	}
+	d1, d2 := time.Date(2026, 3, 16, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 17, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name, path, base, ours, theirs string
+		want                           string
+		conflicts                      int
+	}{
+		{
+			name: "frontmatter fields changed on each side merge",
+			path: "beacon/memory/project_auth.md",
+			base: fm("old", "", "body"), ours: fm("new", "", "body"), theirs: fm("old", "tags: [a]\n", "body"),
+			want: fm("new", "tags: [a]\n", "body"),
+		},
+		{
+			name: "the same field changed differently is a conflict on that field",
+			path: "beacon/memory/project_auth.md",
+			base: fm("old", "", "body"), ours: fm("mine", "", "body"), theirs: fm("yours", "", "body"),
+			want:      "---\nname: auth\n<<<<<<< ours\ndescription: mine\n=======\ndescription: yours\n>>>>>>> theirs\ntype: project\n---\n\nbody\n",
+			conflicts: 1,
+		},
+		{
+			name: "wisdom sections added on both sides are kept once",
+			path: "beacon/WISDOM.md",
+			base: "# Wisdom\n\n## A\n\na\n", ours: "# Wisdom\n\n## A\n\na\n\n## B\n\nb\n\n## C\n\nc\n", theirs: "# Wisdom\n\n## A\n\na\n\n## C\n\nc\n",
+			want: "# Wisdom\n\n## A\n\na\n\n## B\n\nb\n\n## C\n\nc\n",
+		},
+		{
+			name: "a section deleted on one side and kept on the other goes",
+			path: "beacon/WISDOM.md",
+			base: "# W\n\n## A\n\na\n\n## B\n\nb\n", ours: "# W\n\n## B\n\nb\n", theirs: "# W\n\n## A\n\na\n\n## B\n\nb\n\n## C\n\nc\n",
+			want: "# W\n\n## B\n\nb\n\n## C\n\nc\n",
+		},
+		{
+			name: "archive sections are a union by source and hash",
+			path: "beacon/memory/archive/2026-03.md",
+			base: arch(section("2026-03-02.md", d1)), ours: arch(section("2026-03-02.md", d1), section("2026-03-04.md", d2)),
+			theirs: arch(section("2026-03-02.md", d1), section("2026-03-03.md", d2), section("2026-03-04.md", d2)),
+			want:   arch(section("2026-03-02.md", d1), section("2026-03-03.md", d2), section("2026-03-04.md", d2)),
+		},
+		{
+			name: "a file that does not parse merges by line",
+			path: "beacon/memory/project_auth.md",
+			base: "---\nname: [\n---\nx\n", ours: "---\nname: [\n---\nx\ny\n", theirs: "---\nname: [\n---\nx\nz\n",
+			want:      "---\nname: [\n---\nx\n<<<<<<< ours\ny\n=======\nz\n>>>>>>> theirs\n",
+			conflicts: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := merge.Merge(tt.path, []byte(tt.base), []byte(tt.ours), []byte(tt.theirs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(res.Data) != tt.want || res.Conflicts != tt.conflicts {
+				t.Errorf("got %d conflicts:\n%s\nwant %d:\n%s", res.Conflicts, res.Data, tt.conflicts, tt.want)
+			}
+		})
+	}
+}
+
+func ExampleMerge() {
+	base := "# 2026-03-09\n\n## Seed\n<!-- tmem:at 2026-03-09T09:00:00Z -->\n"
+	ours := base + "\n## From laptop\n<!-- tmem:at 2026-03-09T11:00:00Z -->\n"
+	theirs := base + "\n## From CI\n<!-- tmem:at 2026-03-09T10:00:00Z -->\n"
+	res, _ := merge.Merge("beacon/memory/2026-03-09.md", []byte(base), []byte(ours), []byte(theirs))
+	fmt.Print(string(res.Data))
+	fmt.Println("conflicts:", res.Conflicts)
+	// Output:
+	// # 2026-03-09
+	//
+	// ## Seed
+	// <!-- tmem:at 2026-03-09T09:00:00Z -->
+	//
+	// ## From CI
+	// <!-- tmem:at 2026-03-09T10:00:00Z -->
+	//
+	// ## From laptop
+	// <!-- tmem:at 2026-03-09T11:00:00Z -->
+	// conflicts: 0
+}
