@@ -230,3 +230,11 @@ func (ht headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return ht.next.RoundTrip(r)
 }
+
+// serveCLI is a tmem CLI child over dir, not yet started.
+func serveCLI(t *testing.T, dir string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("tmem", append([]string{"--dir", dir, "--now", serveNow}, args...)...)
+	cmd.Env = childEnv(t)
+	return cmd
+}
