@@ -452,3 +452,11 @@ func (w *Workspace) TempFiles(teammate string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// SplitHeading takes an entry's heading from the first line of text,
+// for an entry given without one: the heading loses its leading "#", "-"
+// and spaces, and the rest of the text is the entry.
+func SplitHeading(text string) (heading, rest string) {
+	first, rest, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	return strings.TrimLeft(first, "#- "), rest
+}

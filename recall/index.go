@@ -106,19 +106,23 @@ func (s *SyncStats) add(o SyncStats) {
 // per teammate under <teammate>/.index/, and one for the shared scope
 // (CROSS-TEAM.md) under .index/. Every operation takes a per-scope file
 // lock (exclusive to write, shared to read), so processes can share it.
+//
+// One Index may be shared by goroutines: Search, Sync and Rebuild may run
+// at once (the scope locks order them as they order processes), and
+// Close must come after the last of them returned. Options.Warn and
+// Options.Progress are then called from several goroutines, and
+// Options.Embedder must be safe for concurrent use.
 type Index struct {
-	ws     *layout.Workspace
-	opts   Options
-	rank   Ranking
-	warned bool
-	// roWarned: the notice that the workspace cannot be written was given.
-	roWarned bool
+	ws   *layout.Workspace
+	opts Options
+	rank Ranking
+	// bm25Once and roOnce give their notices once per Index.
+	bm25Once sync.Once
+	roOnce   sync.Once
 
 	mu     sync.Mutex
 	mapped map[string]*mappedVectors // vector files kept mapped between searches
 	seen   verifiedFiles             // bleve files checked by content
-
-	chunkBase int // chunks indexed by earlier scopes of the running sync, for Progress
 }
 
 // Open prepares the index of ws. It touches no files: the first Sync or
@@ -150,7 +154,8 @@ func (ix *Index) Close() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	for p, m := range ix.mapped {
-		m.release()
+		m.stale = true
+		m.releaseIfIdle()
 		delete(ix.mapped, p)
 	}
 	return nil
@@ -171,9 +176,8 @@ func (ix *Index) warnf(format string, args ...interface{}) {
 
 // noteBM25Only says once per Index that there are no vectors.
 func (ix *Index) noteBM25Only() {
-	if ix.opts.Embedder == nil && !ix.warned {
-		ix.warned = true
-		ix.warnf("recall: no embedding model, searching with BM25 only")
+	if ix.opts.Embedder == nil {
+		ix.bm25Once.Do(func() { ix.warnf("recall: no embedding model, searching with BM25 only") })
 	}
 }
 
@@ -226,13 +230,12 @@ func (ix *Index) syncAll(ctx context.Context, teammates []string, rebuild bool) 
 		return total, err
 	}
 	ix.noteBM25Only()
-	defer func() { ix.chunkBase = 0 }()
 	for _, name := range names {
-		ix.chunkBase = total.Chunks
 		s, err := ix.lockScope(ctx, name, true)
 		if err != nil {
 			return total, err
 		}
+		s.chunkBase = total.Chunks
 		st, err := ix.syncScope(ctx, s, rebuild)
 		s.close()
 		total.add(st)
@@ -297,6 +300,11 @@ type scope struct {
 	// is their index as it was when the read began.
 	unlocked bool
 	seen     indexStamp
+	// vecDone lets go of the mapped vector file vec reads from.
+	vecDone func()
+	// chunkBase is what earlier scopes of the running sync indexed, for
+	// Progress.
+	chunkBase int
 }
 
 func (s *scope) label() string {
@@ -319,10 +327,19 @@ func (s *scope) closeBleve() error {
 
 func (s *scope) close() {
 	s.closeBleve()
-	s.vec = nil
+	s.setVec(nil, nil)
 	if s.fl != nil {
 		s.fl.Unlock()
 	}
+}
+
+// setVec makes v the scope's vectors, letting go of the ones before;
+// done, when set, is called once v is no longer read.
+func (s *scope) setVec(v *vecView, done func()) {
+	if s.vecDone != nil {
+		s.vecDone()
+	}
+	s.vec, s.vecDone = v, done
 }
 
 // lockFile lives outside the index folder, so a rebuild can remove the
@@ -766,7 +783,7 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 		}
 		index += ix.tick().Sub(ti)
 		if ix.opts.Progress != nil {
-			ix.opts.Progress(Progress{Scope: s.name, Phase: "index", Done: i + 1, Total: len(changed), Chunks: ix.chunkBase + st.Chunks, Rebuilding: rebuilding})
+			ix.opts.Progress(Progress{Scope: s.name, Phase: "index", Done: i + 1, Total: len(changed), Chunks: s.chunkBase + st.Chunks, Rebuilding: rebuilding})
 		}
 	}
 	ti := ix.tick()
@@ -1047,7 +1064,7 @@ func (ix *Index) writeVectors(ctx context.Context, s *scope, path string, old *v
 			}
 		}
 		if ix.opts.Progress != nil {
-			ix.opts.Progress(Progress{Scope: s.name, Phase: "embed", Done: end, Total: len(todo), Chunks: ix.chunkBase + st.Chunks, Rebuilding: len(st.Rebuilt) > 0})
+			ix.opts.Progress(Progress{Scope: s.name, Phase: "embed", Done: end, Total: len(todo), Chunks: s.chunkBase + st.Chunks, Rebuilding: len(st.Rebuilt) > 0})
 		}
 	}
 	b := nv.encode()
@@ -1058,7 +1075,7 @@ func (ix *Index) writeVectors(ctx context.Context, s *scope, path string, old *v
 	if err != nil {
 		return err
 	}
-	s.vec = v
+	s.setVec(v, nil)
 	return nil
 }
 

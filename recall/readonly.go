@@ -56,10 +56,9 @@ func stampIndex(dir string) (indexStamp, error) {
 
 // noteReadOnly says once per Index that the index is searched as it is.
 func (ix *Index) noteReadOnly(err error) {
-	if !ix.roWarned {
-		ix.roWarned = true
+	ix.roOnce.Do(func() {
 		ix.warnf("recall: the workspace cannot be written (%v); searching the index as it is, without syncing", err)
-	}
+	})
 }
 
 // openUnlocked opens a scope for reading without its lock; lockErr says

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	bindex "github.com/blevesearch/bleve_index_api"
 	"github.com/tmemhq/tmem/layout"
@@ -163,13 +164,13 @@ func (ix *Index) openForRead(s *scope) error {
 		s.bl = bl
 	}
 	if ix.opts.Embedder != nil && s.vec == nil && s.man.Embedder == ix.embedderID() {
-		v, err := ix.vectorsFor(filepath.Join(s.dir, vectorsFile))
+		v, done, err := ix.vectorsFor(filepath.Join(s.dir, vectorsFile))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
 			return err
 		default:
-			s.vec = v
+			s.setVec(v, done)
 		}
 	}
 	return nil
@@ -357,41 +358,68 @@ func recentWeeklies(scopes []*scope, depth int) []string {
 
 // mappedVectors is a vector file kept mapped between searches, with the
 // stat data that says it is still the file on disk. A writer replaces the
-// file by renaming a new one over it, so an old mapping stays whole.
+// file by renaming a new one over it, so an old mapping stays whole. The
+// mapping is let go of when it is stale (or the Index closed) and no
+// search reads it any more.
 type mappedVectors struct {
 	size, mtime, ctime int64
 	ino                uint64
 	view               *vecView
 	release            func()
+	readers            int  // searches reading view, under Index.mu
+	stale              bool // replaced: released when the last reader is done
 }
 
 // vectorsFor returns the view of a vector file, mapping (and checking) it
-// only when it changed since this Index last mapped it.
-func (ix *Index) vectorsFor(path string) (*vecView, error) {
+// only when it changed since this Index last mapped it, and a function to
+// call once the view is no longer read.
+func (ix *Index) vectorsFor(path string) (*vecView, func(), error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file: %w", vectorsFile, errCorrupt)
+		return nil, nil, fmt.Errorf("%s is not a regular file: %w", vectorsFile, errCorrupt)
 	}
 	ctime, ino := layout.StatID(fi)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if m, ok := ix.mapped[path]; ok {
-		if m.size == fi.Size() && m.mtime == fi.ModTime().UnixNano() && m.ctime == ctime && m.ino == ino {
-			return m.view, nil
-		}
-		m.release()
+	m, ok := ix.mapped[path]
+	if ok && !(m.size == fi.Size() && m.mtime == fi.ModTime().UnixNano() && m.ctime == ctime && m.ino == ino) {
 		delete(ix.mapped, path)
+		m.stale = true
+		m.releaseIfIdle()
+		ok = false
 	}
-	v, release, err := openVectors(path)
-	if err != nil {
-		return nil, err
+	if !ok {
+		v, release, err := openVectors(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ix.mapped == nil {
+			ix.mapped = map[string]*mappedVectors{}
+		}
+		m = &mappedVectors{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: ctime, ino: ino, view: v, release: release}
+		ix.mapped[path] = m
 	}
-	if ix.mapped == nil {
-		ix.mapped = map[string]*mappedVectors{}
+	m.readers++
+	var once sync.Once
+	done := func() {
+		once.Do(func() {
+			ix.mu.Lock()
+			defer ix.mu.Unlock()
+			m.readers--
+			m.releaseIfIdle()
+		})
 	}
-	ix.mapped[path] = &mappedVectors{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: ctime, ino: ino, view: v, release: release}
-	return v, nil
+	return m.view, done, nil
+}
+
+// releaseIfIdle unmaps a stale file nobody reads; the caller holds
+// Index.mu.
+func (m *mappedVectors) releaseIfIdle() {
+	if m.stale && m.readers == 0 && m.release != nil {
+		m.release()
+		m.release = nil
+	}
 }

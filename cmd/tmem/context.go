@@ -38,7 +38,8 @@ dropped whole. Every other section is outside the budget.
 
 With --json (or --format json), print a manifest instead: each section with
 its token count and sources, each daily entry and recalled memory with why
-it was included or dropped, and the budget. The same input and --now give
+it was included or dropped, and the budget, with the stack itself in
+"text", so one call gives both. The same input and --now give
 byte-identical output.`,
 		Example: `  tmem context --teammate beacon "Why are Norwave containers missing from search?"
   echo "Review the release notes" | tmem context --teammate quill --budget 16000 -
@@ -109,7 +110,7 @@ byte-identical output.`,
 			}
 			defer f.stages.begin(stagePrint)()
 			if asJSON {
-				return f.printJSON(res.Manifest)
+				return f.printJSON(contextJSON{Manifest: res.Manifest, Text: res.Text})
 			}
 			_, err = fmt.Fprint(f.stdout, res.Text)
 			return err
@@ -124,4 +125,10 @@ byte-identical output.`,
 	_ = cmd.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions(memctx.TokenizerNames(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"markdown", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// contextJSON is tmem context --json: the manifest, and the stack as text.
+type contextJSON struct {
+	memctx.Manifest
+	Text string `json:"text"`
 }

@@ -40,8 +40,7 @@ token, a password) is refused unless --allow-secret.`,
 			}
 			heading := opts.heading
 			if heading == "" {
-				first, rest, _ := strings.Cut(strings.TrimSpace(text), "\n")
-				heading, text = strings.TrimLeft(first, "#- "), rest
+				heading, text = layout.SplitHeading(text)
 			}
 			if strings.TrimSpace(heading) == "" {
 				return usageErrorf("nothing to log: give --heading or some text")

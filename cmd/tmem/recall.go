@@ -94,7 +94,7 @@ weekly summaries are always included.`,
 				}
 				return f.printJSON(hits)
 			}
-			return printHits(f.stdout, hits)
+			return recall.WriteHits(f.stdout, hits)
 		},
 	}
 	fl := cmd.Flags()
@@ -194,29 +194,6 @@ func (f *factory) indexOptions(model string, progress func(recall.Progress)) (re
 		opts.Trace = f.stages.begin // the phase names are stage names
 	}
 	return opts, nil
-}
-
-// printHits writes one block per hit: a path:start-end header with what
-// found it, then the chunk text.
-func printHits(w io.Writer, hits []recall.Hit) error {
-	for i, h := range hits {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		head := h.Heading
-		if h.Name != "" {
-			head = h.Name
-		}
-		fmt.Fprintf(w, "%s:%d-%d  [%s %.3f %s]", h.Path, h.StartLine, h.EndLine, h.Kind, h.Score, strings.Join(h.Reason, ","))
-		if head != "" {
-			fmt.Fprintf(w, "  %s", head)
-		}
-		fmt.Fprintln(w)
-		for _, l := range strings.Split(strings.TrimRight(h.Text, "\n"), "\n") {
-			fmt.Fprintf(w, "  %s\n", l)
-		}
-	}
-	return nil
 }
 
 // background is the context for library calls outside cobra's.

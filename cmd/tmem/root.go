@@ -49,6 +49,7 @@ and compacts old logs into summaries.
 		newIndexCmd(f),
 		newEvalCmd(f),
 		newBenchCmd(f),
+		newServeCmd(f),
 	)
 	root.InitDefaultCompletionCmd()
 	refuseUnknownSubcommands(root)

@@ -1,0 +1,111 @@
+package serve
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HTTPPath is where the streamable HTTP endpoint is served.
+const HTTPPath = "/mcp"
+
+// HTTPOptions configure ListenHTTP.
+type HTTPOptions struct {
+	// Addr is host:port to listen on; port 0 picks a free one.
+	Addr string
+	// AllowRemote permits an address other than loopback; it requires
+	// Token.
+	AllowRemote bool
+	// Token, when set, must come with every request as
+	// "Authorization: Bearer TOKEN".
+	Token string
+}
+
+// ListenHTTP checks the options and opens the listener: a non-loopback
+// address is refused without AllowRemote, and AllowRemote without a token.
+func ListenHTTP(opts HTTPOptions) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("--http %q: want host:port, such as 127.0.0.1:8765: %w", opts.Addr, err)
+	}
+	if !loopbackHost(host) {
+		if !opts.AllowRemote {
+			return nil, fmt.Errorf("--http %q: %q is not a loopback address; serving memory beyond this machine needs --allow-remote and a token in TMEM_TOKEN", opts.Addr, host)
+		}
+		if opts.Token == "" {
+			return nil, fmt.Errorf("--allow-remote needs a bearer token: set TMEM_TOKEN (a long random string) for the server and its clients")
+		}
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", opts.Addr, err)
+	}
+	return ln, nil
+}
+
+// loopbackHost reports whether host names this machine only.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// HTTPHandler serves the tools over streamable HTTP at HTTPPath. It keeps
+// the MCP SDK's DNS rebinding protection (a request that reached a
+// loopback address with a foreign Host is refused), refuses cross-origin
+// browser requests, and checks the bearer token when one is set.
+func (s *Service) HTTPHandler(token string) http.Handler {
+	srv := s.Server()
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	mux := http.NewServeMux()
+	mux.Handle(HTTPPath, http.NewCrossOriginProtection().Handler(h))
+	if token == "" {
+		return mux
+	}
+	return requireToken(token, mux)
+}
+
+func requireToken(token string, next http.Handler) http.Handler {
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="tmem"`)
+			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// RunHTTP serves h on ln until ctx is cancelled, then lets requests
+// under way finish (for up to 10 seconds).
+func RunHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		hs.Close()
+	}
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		return serr
+	}
+	return nil
+}

@@ -1,0 +1,312 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	memctx "github.com/tmemhq/tmem/context"
+	"github.com/tmemhq/tmem/internal/secrets"
+	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/recall"
+)
+
+// ContextInput asks for the prompt stack of a task.
+type ContextInput struct {
+	Teammate  string `json:"teammate,omitempty" jsonschema:"the teammate whose stack to build; defaults to the teammate the session is bound to"`
+	Task      string `json:"task" jsonschema:"the task or user message: the last section of the stack and the recall query"`
+	Budget    int    `json:"budget,omitempty" jsonschema:"memory budget in tokens, shared by recalled memories and daily logs; default 32000, at least 1000"`
+	Tokenizer string `json:"tokenizer,omitempty" jsonschema:"token counter: o200k (default), cl100k or chars4 (a cheap estimate)"`
+}
+
+// ContextOutput is the prompt stack and a summary of its manifest.
+type ContextOutput struct {
+	Teammate    string           `json:"teammate"`
+	Text        string           `json:"text" jsonschema:"the prompt stack, byte for byte what tmem context prints"`
+	TotalTokens int              `json:"total_tokens"`
+	Budget      memctx.Budget    `json:"budget"`
+	RecallMode  string           `json:"recall_mode" jsonschema:"hybrid, bm25 or off"`
+	Sections    []SectionSummary `json:"sections"`
+	Notes       []string         `json:"notes,omitempty" jsonschema:"what the stack lost or bent: files left out, a failed recall, an exceeded budget"`
+}
+
+// SectionSummary is one section of the stack.
+type SectionSummary struct {
+	Name     string `json:"name"`
+	Tokens   int    `json:"tokens"`
+	InBudget bool   `json:"in_budget"`
+}
+
+// Context builds the prompt stack for a task.
+func (s *Service) Context(ctx context.Context, in ContextInput) (ContextOutput, error) {
+	name, err := s.scope.pick(in.Teammate)
+	if err != nil {
+		return ContextOutput{}, err
+	}
+	if err := s.checkTeammate(name); err != nil {
+		return ContextOutput{}, err
+	}
+	if err := s.scope.canRead(name); err != nil {
+		return ContextOutput{}, err
+	}
+	if in.Budget == 0 {
+		in.Budget = memctx.DefaultBudget
+	}
+	if in.Budget < memctx.MinBudget {
+		return ContextOutput{}, fmt.Errorf("budget %d: want at least %d tokens", in.Budget, memctx.MinBudget)
+	}
+	tok, err := s.tokenizer(in.Tokenizer)
+	if err != nil {
+		return ContextOutput{}, fmt.Errorf("tokenizer: %w", err)
+	}
+	res, err := memctx.Build(ctx, s.ws, memctx.Options{
+		Teammate: name, Task: in.Task, Budget: in.Budget, Tokenizer: tok,
+		Now: s.now, Location: s.loc, Recaller: recaller{s}, Warn: s.warn,
+	})
+	if err != nil {
+		return ContextOutput{}, err
+	}
+	m := res.Manifest
+	out := ContextOutput{Teammate: name, Text: res.Text, TotalTokens: m.TotalTokens, Budget: m.Budget,
+		RecallMode: string(m.Recall.Mode), Notes: m.Notes, Sections: []SectionSummary{}}
+	for _, sec := range m.Sections {
+		out.Sections = append(out.Sections, SectionSummary{Name: sec.Name, Tokens: sec.Tokens, InBudget: sec.InBudget})
+	}
+	return out, nil
+}
+
+// SearchInput is a recall query.
+type SearchInput struct {
+	Query     string   `json:"query" jsonschema:"what to look for, in words: keywords, names, identifiers or dates (2026-06-03, week 38 of 2026)"`
+	Teammates []string `json:"teammates,omitempty" jsonschema:"teammates to search (with the shared CROSS-TEAM.md); default: the session's own teammate, or everyone the session may read"`
+	K         int      `json:"k,omitempty" jsonschema:"how many hits; default 10, at most 100"`
+	Kinds     []string `json:"kinds,omitempty" jsonschema:"only hits of these kinds: typed, weekly, monthly, daily, wisdom, crossteam, archive"`
+	Since     string   `json:"since,omitempty" jsonschema:"only hits dated on or after this day, YYYY-MM-DD"`
+	Until     string   `json:"until,omitempty" jsonschema:"only hits dated on or before this day, YYYY-MM-DD"`
+}
+
+// SearchOutput is the ranked hits, best first.
+type SearchOutput struct {
+	Mode string      `json:"mode" jsonschema:"hybrid (BM25 and vectors) or bm25 (no embedding model)"`
+	Hits []SearchHit `json:"hits"`
+}
+
+// SearchHit is one file's best passage.
+type SearchHit struct {
+	Ref string `json:"ref" jsonschema:"path:start-end, to pass to memory_get"`
+	recall.Hit
+}
+
+// searchKinds are the kinds a hit can have.
+var searchKinds = []string{"typed", "weekly", "monthly", "daily", "wisdom", "crossteam", "archive"}
+
+// Search runs a recall query within the session's scope.
+func (s *Service) Search(ctx context.Context, in SearchInput) (SearchOutput, error) {
+	if strings.TrimSpace(in.Query) == "" {
+		return SearchOutput{}, fmt.Errorf("query is empty: say what to look for")
+	}
+	if in.K < 0 || in.K > 100 {
+		return SearchOutput{}, fmt.Errorf("k %d: want 1 to 100", in.K)
+	}
+	if in.K == 0 {
+		in.K = 10
+	}
+	f, err := newHitFilter(in)
+	if err != nil {
+		return SearchOutput{}, err
+	}
+	names, err := s.scope.searchable(in.Teammates)
+	if err != nil {
+		return SearchOutput{}, err
+	}
+	for _, n := range names {
+		if err := s.checkTeammate(n); err != nil {
+			return SearchOutput{}, err
+		}
+	}
+	k := in.K
+	if f.active() {
+		k = max(5*in.K, 50) // filtered after ranking: ask for more
+	}
+	hits, err := s.search(ctx, recall.Query{Text: in.Query, Teammates: names, K: k})
+	if err != nil {
+		return SearchOutput{}, err
+	}
+	out := SearchOutput{Mode: recall.ModeBM25, Hits: []SearchHit{}}
+	if s.ix.HasVectors() {
+		out.Mode = recall.ModeHybrid
+	}
+	for _, h := range hits {
+		if len(out.Hits) == in.K {
+			break
+		}
+		if f.keep(h) {
+			out.Hits = append(out.Hits, SearchHit{Ref: fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine), Hit: h})
+		}
+	}
+	return out, nil
+}
+
+// hitFilter keeps hits of some kinds and dates.
+type hitFilter struct {
+	kinds        map[string]bool
+	since, until string
+}
+
+func newHitFilter(in SearchInput) (hitFilter, error) {
+	f := hitFilter{since: in.Since, until: in.Until}
+	for _, d := range []struct{ field, v string }{{"since", in.Since}, {"until", in.Until}} {
+		if d.v == "" {
+			continue
+		}
+		if _, err := time.Parse(layout.DateLayout, d.v); err != nil {
+			return f, fmt.Errorf("%s %q: want a day as YYYY-MM-DD", d.field, d.v)
+		}
+	}
+	for _, k := range in.Kinds {
+		if !contains(searchKinds, k) {
+			return f, fmt.Errorf("kinds: %q is not a kind; want %s", k, strings.Join(searchKinds, ", "))
+		}
+		if f.kinds == nil {
+			f.kinds = map[string]bool{}
+		}
+		f.kinds[k] = true
+	}
+	return f, nil
+}
+
+func (f hitFilter) active() bool { return f.kinds != nil || f.since != "" || f.until != "" }
+
+// keep says whether h passes; with a date range, undated hits do not.
+func (f hitFilter) keep(h recall.Hit) bool {
+	if f.kinds != nil && !f.kinds[h.Kind] {
+		return false
+	}
+	if f.since != "" && (h.Date == "" || h.Date < f.since) {
+		return false
+	}
+	if f.until != "" && (h.Date == "" || h.Date > f.until) {
+		return false
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// GetInput names a memory file and, optionally, a line range.
+type GetInput struct {
+	Path     string `json:"path" jsonschema:"a memory file relative to the workspace (beacon/memory/feedback_no_mocks.md, CROSS-TEAM.md); a search hit's ref (path:start-end) works too"`
+	FromLine int    `json:"from_line,omitempty" jsonschema:"first line to return, from 1; default 1"`
+	MaxLines int    `json:"max_lines,omitempty" jsonschema:"how many lines at most; default: to the end of the file"`
+}
+
+// GetOutput is the file's text, or part of it.
+type GetOutput struct {
+	Path       string   `json:"path"`
+	FromLine   int      `json:"from_line"`
+	ToLine     int      `json:"to_line"`
+	TotalLines int      `json:"total_lines"`
+	Text       string   `json:"text"`
+	Redacted   []string `json:"redacted,omitempty" jsonschema:"kinds of secrets the text shows as [REDACTED:kind]"`
+}
+
+// Get returns a memory file or a range of its lines.
+func (s *Service) Get(ctx context.Context, in GetInput) (GetOutput, error) {
+	rel, from, max, err := parseRef(in)
+	if err != nil {
+		return GetOutput{}, err
+	}
+	if err := s.checkReadable(rel); err != nil {
+		return GetOutput{}, err
+	}
+	src, err := s.ws.ReadFile(rel, layout.MaxArchiveSize)
+	if err != nil {
+		return GetOutput{}, fmt.Errorf("get %s: %w", rel, err)
+	}
+	lines := strings.SplitAfter(string(src), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	out := GetOutput{Path: rel, FromLine: from, TotalLines: len(lines)}
+	if from > len(lines) && !(from == 1 && len(lines) == 0) {
+		return GetOutput{}, fmt.Errorf("get %s: from_line %d is past the end (the file has %d lines)", rel, from, len(lines))
+	}
+	end := len(lines)
+	if max > 0 && from-1+max < end {
+		end = from - 1 + max
+	}
+	out.ToLine = end
+	text, found := secrets.Redact(strings.Join(lines[from-1:end], ""))
+	out.Text = text
+	for _, f := range found {
+		if !contains(out.Redacted, f.Kind) {
+			out.Redacted = append(out.Redacted, f.Kind)
+		}
+	}
+	return out, nil
+}
+
+// parseRef reads a path or a path:start-end ref, and the line range.
+func parseRef(in GetInput) (rel string, from, max int, err error) {
+	rel, from, max = in.Path, in.FromLine, in.MaxLines
+	if i := strings.LastIndexByte(rel, ':'); i > 0 && strings.HasSuffix(rel[:i], ".md") {
+		var a, b int
+		if _, err := fmt.Sscanf(rel[i+1:], "%d-%d", &a, &b); err != nil || a < 1 || b < a {
+			return "", 0, 0, fmt.Errorf("path %q: a ref is path:start-end with 1 <= start <= end", in.Path)
+		}
+		rel = rel[:i]
+		if from == 0 && max == 0 {
+			from, max = a, b-a+1
+		}
+	}
+	if from < 0 || max < 0 {
+		return "", 0, 0, fmt.Errorf("from_line and max_lines must not be negative")
+	}
+	if from == 0 {
+		from = 1
+	}
+	return rel, from, max, nil
+}
+
+// checkReadable allows a Markdown file inside the workspace, outside
+// dot-folders (indexes, locks, scratch), that the session may read.
+func (s *Service) checkReadable(rel string) error {
+	if rel == "" {
+		return fmt.Errorf("path is empty: name a memory file such as beacon/memory/2026-03-14.md")
+	}
+	clean := path.Clean(rel)
+	if path.IsAbs(rel) || strings.Contains(rel, "\\") || clean != rel || clean == ".." || strings.HasPrefix(clean, "../") {
+		return fmt.Errorf("path %q: want a clean path relative to the workspace, inside it", rel)
+	}
+	if path.Ext(clean) != ".md" {
+		return fmt.Errorf("path %q: only memory files (.md) can be read", rel)
+	}
+	parts := strings.Split(clean, "/")
+	for _, p := range parts {
+		if strings.HasPrefix(p, ".") {
+			return fmt.Errorf("path %q: files under dot-folders (indexes, locks, scratch) are not memory", rel)
+		}
+	}
+	if len(parts) == 1 {
+		if clean != "CROSS-TEAM.md" {
+			return fmt.Errorf("path %q: the only memory file at the top is CROSS-TEAM.md", rel)
+		}
+		return nil
+	}
+	if parts[0] == "templates" {
+		return nil
+	}
+	if err := s.checkTeammate(parts[0]); err != nil {
+		return fmt.Errorf("path %q: %w", rel, err)
+	}
+	return s.scope.canRead(parts[0])
+}

@@ -1,0 +1,55 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// errClosing refuses a write that arrives while the server shuts down.
+var errClosing = errors.New("the server is shutting down; nothing was written")
+
+// beginWrite registers a write, so that Close waits for it; it fails once
+// Close began. The write itself runs to its end even when the client's
+// request is cancelled, so a shutdown never leaves it half done.
+func (s *Service) beginWrite() (done func(), err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return nil, errClosing
+	}
+	s.writes.Add(1)
+	return s.writes.Done, nil
+}
+
+// Close stops the watcher and waits for the writes under way. The recall
+// index stays open: it belongs to the caller.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	s.closing = true
+	stop := s.stopWatch
+	s.stopWatch = nil
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	s.writes.Wait()
+	return nil
+}
+
+// ServeStdio serves one MCP session over r and w (newline-delimited
+// JSON-RPC, an agent CLI's stdin and stdout) until the client closes r or
+// ctx is cancelled; either is a clean end.
+func (s *Service) ServeStdio(ctx context.Context, r io.ReadCloser, w io.Writer) error {
+	err := s.Server().Run(ctx, &mcp.IOTransport{Reader: r, Writer: nopCloser{w}})
+	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

@@ -1,0 +1,148 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	memctx "github.com/tmemhq/tmem/context"
+	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/recall"
+)
+
+// Options configure a Service.
+type Options struct {
+	Workspace *layout.Workspace
+	// Index is the recall index the service searches; the service does
+	// not close it.
+	Index *recall.Index
+	// Now is the clock; required.
+	Now func() time.Time
+	// Location is the time zone of "today" in memory_context; nil means
+	// Now's own.
+	Location *time.Location
+	// Teammate binds the session to one teammate; "" serves everyone.
+	Teammate string
+	// Lead lets a bound session read every teammate; a teammate whose
+	// SOUL.md says "lead: true" is a lead without it.
+	Lead bool
+	// Warn receives notices (a watcher that could not start, a context
+	// build that lost something); nil discards them.
+	Warn func(msg string)
+	// Version is reported to clients.
+	Version string
+}
+
+// Service answers memory tool calls for one workspace.
+type Service struct {
+	ws    *layout.Workspace
+	ix    *recall.Index
+	now   func() time.Time
+	loc   *time.Location
+	scope scope
+	warn  func(string)
+	ver   string
+	fresh *freshness
+
+	mu        sync.Mutex
+	toks      map[string]memctx.Tokenizer // loaded once: a BPE vocabulary costs ~30 ms
+	closing   bool                        // Close began: no new writes
+	writes    sync.WaitGroup              // writes under way
+	stopWatch func()                      // stops the watcher, if one runs
+}
+
+// New checks the options (the bound teammate must exist) and returns a
+// Service. Call Watch to follow file changes instead of syncing on every
+// search.
+func New(opts Options) (*Service, error) {
+	if opts.Workspace == nil || opts.Index == nil || opts.Now == nil {
+		return nil, errors.New("serve: workspace, index and clock are required")
+	}
+	sc := scope{teammate: opts.Teammate, lead: opts.Lead}
+	if sc.bound() {
+		if _, err := opts.Workspace.Teammate(opts.Teammate); err != nil {
+			return nil, fmt.Errorf("serve --teammate: %w", err)
+		}
+		sc.lead = sc.lead || IsLead(opts.Workspace, opts.Teammate)
+	}
+	warn := opts.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
+	return &Service{
+		ws: opts.Workspace, ix: opts.Index, now: opts.Now, loc: opts.Location, scope: sc,
+		warn: warn, ver: opts.Version, fresh: newFreshness(), toks: map[string]memctx.Tokenizer{},
+	}, nil
+}
+
+// Teammate is the teammate the session is bound to ("" for none), and
+// Lead whether it may read every teammate.
+func (s *Service) Teammate() string { return s.scope.teammate }
+
+// Lead reports whether the session may read every teammate's memory.
+func (s *Service) Lead() bool { return !s.scope.bound() || s.scope.lead }
+
+// tokenizer returns the named tokenizer, loading it once.
+func (s *Service) tokenizer(name string) (memctx.Tokenizer, error) {
+	if name == "" {
+		name = memctx.DefaultTokenizer
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.toks[name]; ok {
+		return t, nil
+	}
+	t, err := memctx.NewTokenizer(name)
+	if err != nil {
+		return nil, err
+	}
+	s.toks[name] = t
+	return t, nil
+}
+
+// checkTeammate says whether name is a teammate of the workspace.
+func (s *Service) checkTeammate(name string) error {
+	if err := layout.ValidateName(name); err != nil {
+		return err
+	}
+	_, err := s.ws.Teammate(name)
+	return err
+}
+
+// search runs a recall query, syncing the index first only when files
+// changed since the last sync of the same teammates (or always, when
+// nothing watches the files).
+func (s *Service) search(ctx context.Context, q recall.Query) ([]recall.Hit, error) {
+	key, gen, clean := s.fresh.check(q.Teammates, s.now())
+	q.NoSync = clean
+	hits, err := s.ix.Search(ctx, q)
+	if err == nil && !clean {
+		s.fresh.synced(key, gen)
+	}
+	return hits, err
+}
+
+// recaller adapts the service's search to the context builder.
+type recaller struct{ s *Service }
+
+func (r recaller) Search(ctx context.Context, q recall.Query) ([]recall.Hit, error) {
+	return r.s.search(ctx, q)
+}
+
+func (r recaller) HasVectors() bool { return r.s.ix.HasVectors() }
+
+// Warm syncs the index of the teammates the session searches by default,
+// so that the first call does not pay for it. A failure is left for that
+// call to report.
+func (s *Service) Warm(ctx context.Context) {
+	names, err := s.scope.searchable(nil)
+	if err != nil {
+		return
+	}
+	key, gen, _ := s.fresh.check(names, s.now())
+	if _, err := s.ix.Sync(ctx, names); err == nil {
+		s.fresh.synced(key, gen)
+	}
+}

@@ -1,0 +1,215 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tmemhq/tmem/compact"
+	"github.com/tmemhq/tmem/layout"
+)
+
+// LogInput is an entry for today's daily log.
+type LogInput struct {
+	Teammate string `json:"teammate,omitempty" jsonschema:"whose log; defaults to the teammate the session is bound to"`
+	Heading  string `json:"heading,omitempty" jsonschema:"the entry's heading (one line); default: the first line of text"`
+	Text     string `json:"text" jsonschema:"the entry: free text or Markdown bullets; text that looks like a secret is refused"`
+}
+
+// WriteOutput says which file a write went to.
+type WriteOutput struct {
+	Path string `json:"path" jsonschema:"the file written, relative to the workspace"`
+	Mode string `json:"mode,omitempty"`
+}
+
+// Log appends an entry to today's daily log.
+func (s *Service) Log(ctx context.Context, in LogInput) (WriteOutput, error) {
+	name, err := s.writable(in.Teammate)
+	if err != nil {
+		return WriteOutput{}, err
+	}
+	heading, text := in.Heading, in.Text
+	if strings.TrimSpace(heading) == "" {
+		heading, text = layout.SplitHeading(text)
+	}
+	if strings.TrimSpace(heading) == "" {
+		return WriteOutput{}, errors.New("nothing to log: give a heading or some text")
+	}
+	done, err := s.beginWrite()
+	if err != nil {
+		return WriteOutput{}, err
+	}
+	defer done()
+	rel, err := s.ws.AppendDaily(context.WithoutCancel(ctx), name, s.now(), heading, text)
+	s.fresh.changed()
+	if err != nil {
+		return WriteOutput{}, err
+	}
+	return WriteOutput{Path: rel}, nil
+}
+
+// RememberInput is a typed memory to write.
+type RememberInput struct {
+	Teammate    string `json:"teammate,omitempty" jsonschema:"who remembers; defaults to the teammate the session is bound to"`
+	Type        string `json:"type" jsonschema:"user, feedback, project or reference"`
+	Topic       string `json:"topic" jsonschema:"short topic, slugged into the file name memory/<type>_<topic>.md"`
+	Name        string `json:"name" jsonschema:"the memory's name (frontmatter), a short title"`
+	Description string `json:"description,omitempty" jsonschema:"one line saying what it is about (frontmatter)"`
+	Body        string `json:"body" jsonschema:"the memory; for feedback and project: the rule or fact, then **Why:** and **How to apply:**"`
+	Mode        string `json:"mode,omitempty" jsonschema:"create (default; refused when the memory exists), append (add the body to it) or overwrite"`
+}
+
+// Remember writes a typed memory.
+func (s *Service) Remember(ctx context.Context, in RememberInput) (WriteOutput, error) {
+	name, err := s.writable(in.Teammate)
+	if err != nil {
+		return WriteOutput{}, err
+	}
+	mode := layout.Mode(in.Mode)
+	if in.Mode == "" {
+		mode = layout.ModeCreate
+	}
+	switch {
+	case mode != layout.ModeCreate && mode != layout.ModeAppend && mode != layout.ModeOverwrite:
+		return WriteOutput{}, fmt.Errorf("mode %q: want create, append or overwrite", in.Mode)
+	case !layout.KnownType(in.Type):
+		return WriteOutput{}, fmt.Errorf("type %q: want user, feedback, project or reference", in.Type)
+	case strings.TrimSpace(in.Name) == "":
+		return WriteOutput{}, errors.New("name is required: a short title for the memory")
+	}
+	if _, err := layout.Slug(in.Topic); err != nil {
+		return WriteOutput{}, fmt.Errorf("topic: %w", err)
+	}
+	done, err := s.beginWrite()
+	if err != nil {
+		return WriteOutput{}, err
+	}
+	defer done()
+	rel, err := s.ws.WriteMemory(context.WithoutCancel(ctx), name, layout.Memory{
+		Type: in.Type, Topic: in.Topic, Name: in.Name, Description: in.Description, Body: in.Body,
+	}, mode)
+	s.fresh.changed()
+	if err != nil {
+		return WriteOutput{}, err
+	}
+	return WriteOutput{Path: rel, Mode: string(mode)}, nil
+}
+
+// writable picks the teammate a write goes to and checks the session may
+// write there.
+func (s *Service) writable(asked string) (string, error) {
+	name, err := s.scope.pick(asked)
+	if err != nil {
+		return "", err
+	}
+	if err := s.checkTeammate(name); err != nil {
+		return "", err
+	}
+	if err := s.scope.canWrite(name); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// ListInput picks the files to list.
+type ListInput struct {
+	Teammate string `json:"teammate,omitempty" jsonschema:"only this teammate's files; default: the session's own teammate, or everyone for an unbound or lead session"`
+	Kind     string `json:"kind,omitempty" jsonschema:"only files of this kind: soul, goals, wisdom, daily, typed, weekly, monthly, crossteam, archive"`
+}
+
+// ListOutput lists memory files.
+type ListOutput struct {
+	Files []layout.Listing `json:"files"`
+}
+
+// List lists memory files within the session's scope.
+func (s *Service) List(ctx context.Context, in ListInput) (ListOutput, error) {
+	if in.Kind != "" && !layout.ValidKind(in.Kind) {
+		return ListOutput{}, fmt.Errorf("kind %q: want one of %s", in.Kind, layout.KindNames())
+	}
+	name := in.Teammate
+	if name == "" && s.scope.bound() && !s.scope.lead {
+		name = s.scope.teammate
+	}
+	if name != "" {
+		if err := s.checkTeammate(name); err != nil {
+			return ListOutput{}, err
+		}
+		if err := s.scope.canRead(name); err != nil {
+			return ListOutput{}, err
+		}
+	}
+	files, err := s.ws.List(name, layout.Kind(in.Kind))
+	if err != nil {
+		return ListOutput{}, err
+	}
+	return ListOutput{Files: files}, nil
+}
+
+// CompactPlanInput picks whose compaction to plan.
+type CompactPlanInput struct {
+	Teammate string `json:"teammate,omitempty" jsonschema:"plan for this teammate only; default: the session's own teammate, or everyone for an unbound session"`
+}
+
+// CompactPlanOutput is what a compaction would do now. Nothing is changed:
+// compaction itself stays with tmem compact, run by an operator or cron.
+type CompactPlanOutput struct {
+	Units  []PlannedUnit             `json:"units"`
+	Failed []compact.Failure         `json:"failed,omitempty"`
+	Kept   []compact.Kept            `json:"kept,omitempty"`
+	Merges []compact.MergeSuggestion `json:"merge_suggestions,omitempty"`
+	Notes  []string                  `json:"notes,omitempty"`
+}
+
+// PlannedUnit is one summary a compaction would write, with the files it
+// would take out of memory/.
+type PlannedUnit struct {
+	ID      string   `json:"id"`
+	Kind    string   `json:"kind"`
+	Writes  []string `json:"writes"`
+	Deletes []string `json:"deletes"`
+}
+
+// CompactPlan plans a compaction without touching anything.
+func (s *Service) CompactPlan(ctx context.Context, in CompactPlanInput) (CompactPlanOutput, error) {
+	name := in.Teammate
+	if name == "" && s.scope.bound() {
+		name = s.scope.teammate
+	}
+	var names []string
+	if name != "" {
+		if err := s.checkTeammate(name); err != nil {
+			return CompactPlanOutput{}, err
+		}
+		if err := s.scope.canRead(name); err != nil {
+			return CompactPlanOutput{}, err
+		}
+		names = []string{name}
+	}
+	cfg, err := compact.LoadConfig(s.ws)
+	if err != nil {
+		return CompactPlanOutput{}, err
+	}
+	opts := compact.Options{Teammates: names, DryRun: true, Now: s.now}
+	cfg.Apply(&opts)
+	res, err := compact.Run(ctx, s.ws, opts)
+	if errors.Is(err, compact.ErrLocked) {
+		return CompactPlanOutput{}, fmt.Errorf("a compaction is running on this workspace; plan again when it is done: %w", err)
+	}
+	if err != nil {
+		return CompactPlanOutput{}, err
+	}
+	out := CompactPlanOutput{Units: []PlannedUnit{}, Failed: res.Plan.Failed, Kept: res.Plan.Kept, Merges: res.Plan.Merges, Notes: res.Notes}
+	for _, u := range res.Plan.Units {
+		pu := PlannedUnit{ID: u.ID, Kind: string(u.Kind), Writes: []string{}, Deletes: []string{}}
+		for _, w := range u.Writes {
+			pu.Writes = append(pu.Writes, w.Path)
+		}
+		for _, d := range u.Deletes {
+			pu.Deletes = append(pu.Deletes, d.Path)
+		}
+		out.Units = append(out.Units, pu)
+	}
+	return out, nil
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tmemhq/tmem/cmd/internal/serve"
+)
+
+type serveOptions struct {
+	teammate    string
+	lead        bool
+	http        string
+	allowRemote bool
+}
+
+func newServeCmd(f *factory) *cobra.Command {
+	opts := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve [--teammate NAME [--lead]] [--http ADDR [--allow-remote]]",
+		Short: "Serve memory to agents over MCP (stdio, or streamable HTTP)",
+		Long: `Serve the workspace's memory as Model Context Protocol tools, keeping the
+recall index and the embedding model open between calls: memory_context,
+memory_search, memory_get, memory_log, memory_remember, memory_list and
+memory_compact_plan. By default it speaks MCP on stdin and stdout (an agent
+CLI spawns it once per session); --http ADDR serves streamable HTTP at
+http://ADDR/mcp instead.
+
+--teammate binds the session to one teammate: it writes only that
+teammate's memory and reads its own memory and CROSS-TEAM.md. A lead
+(--lead, or "lead: true" in the teammate's SOUL.md frontmatter) reads every
+teammate. Without --teammate every teammate is served.
+
+--http listens on loopback only (127.0.0.1, ::1, localhost) unless
+--allow-remote, which requires a bearer token in TMEM_TOKEN; with TMEM_TOKEN
+set, every request must carry "Authorization: Bearer $TMEM_TOKEN". Requests
+with a foreign Host or Origin are refused.
+
+File changes made by anyone (an editor, git pull, tmem log, compaction) are
+seen on the next call. SIGTERM, SIGINT or the end of stdin finish the writes
+under way and exit 0.`,
+		Example: `  tmem serve --teammate beacon
+  tmem serve --http 127.0.0.1:8765
+  TMEM_TOKEN=$(openssl rand -hex 32) tmem serve --http 0.0.0.0:8765 --allow-remote`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.lead && opts.teammate == "" {
+				return usageErrorf("--lead goes with --teammate")
+			}
+			if opts.allowRemote && opts.http == "" {
+				return usageErrorf("--allow-remote goes with --http")
+			}
+			ctx, stop := signal.NotifyContext(background(cmd), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return f.serve(ctx, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.teammate, "teammate", "", "bind the session to this teammate")
+	fl.BoolVar(&opts.lead, "lead", false, "let the bound teammate read every teammate's memory")
+	fl.StringVar(&opts.http, "http", "", "serve streamable HTTP on this host:port instead of stdio")
+	fl.BoolVar(&opts.allowRemote, "allow-remote", false, "allow a non-loopback --http address (needs TMEM_TOKEN)")
+	return cmd
+}
+
+func (f *factory) serve(ctx context.Context, opts *serveOptions) error {
+	ws, err := f.Workspace()
+	if err != nil {
+		return err
+	}
+	if opts.teammate != "" {
+		if _, err := f.teammate(ws, opts.teammate); err != nil {
+			return err
+		}
+	}
+	clock, err := f.Clock()
+	if err != nil {
+		return err
+	}
+	ix, err := f.openIndex(ws, f.model, nil)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	svc, err := serve.New(serve.Options{
+		Workspace: ws, Index: ix, Now: clock, Teammate: opts.teammate, Lead: opts.lead,
+		Warn: func(msg string) { f.warnf("%s", msg) }, Version: version(),
+	})
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	if err := svc.Watch(); err != nil {
+		f.warnf("serve: %v; every search checks the files instead", err)
+	}
+	svc.Warm(ctx)
+	if opts.http == "" {
+		return svc.ServeStdio(ctx, io.NopCloser(f.stdin), f.stdout)
+	}
+	return f.serveHTTP(ctx, svc, opts)
+}
+
+func (f *factory) serveHTTP(ctx context.Context, svc *serve.Service, opts *serveOptions) error {
+	token := f.getenv("TMEM_TOKEN")
+	ln, err := serve.ListenHTTP(serve.HTTPOptions{Addr: opts.http, AllowRemote: opts.allowRemote, Token: token})
+	if err != nil {
+		return usageError{err}
+	}
+	if !f.quiet {
+		fmt.Fprintf(f.stderr, "tmem: serving MCP on http://%s%s\n", ln.Addr(), serve.HTTPPath)
+	}
+	return serve.RunHTTP(ctx, ln, svc.HTTPHandler(token))
+}

@@ -1,0 +1,33 @@
+package recall
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteHits writes hits as text, one block per hit: a path:start-end
+// header with the kind, score and what found it, then the chunk text,
+// indented. It is how tmem recall and the memory server show hits.
+func WriteHits(w io.Writer, hits []Hit) error {
+	bw := bufio.NewWriter(w)
+	for i, h := range hits {
+		if i > 0 {
+			fmt.Fprintln(bw)
+		}
+		head := h.Heading
+		if h.Name != "" {
+			head = h.Name
+		}
+		fmt.Fprintf(bw, "%s:%d-%d  [%s %.3f %s]", h.Path, h.StartLine, h.EndLine, h.Kind, h.Score, strings.Join(h.Reason, ","))
+		if head != "" {
+			fmt.Fprintf(bw, "  %s", head)
+		}
+		fmt.Fprintln(bw)
+		for _, l := range strings.Split(strings.TrimRight(h.Text, "\n"), "\n") {
+			fmt.Fprintf(bw, "  %s\n", l)
+		}
+	}
+	return bw.Flush()
+}
