@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmemhq/tmem/layout"
 )
 
 // dailyEntries reads a daily log as heading → entry text.
@@ -24,9 +25,21 @@ func dailyEntries(t *testing.T, path string) map[string][]string {
 	out := map[string][]string{}
 	for _, part := range strings.Split(string(src), "\n## ")[1:] {
 		head, body, _ := strings.Cut(part, "\n")
-		out[head] = append(out[head], strings.TrimSpace(body))
+		out[head] = append(out[head], withoutStamps(body))
 	}
 	return out
+}
+
+// withoutStamps drops the time stamp lines tmem writes with each entry
+// and trims what is left.
+func withoutStamps(s string) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if layout.StampOf(l) == "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
 
 // TestServeConcurrent runs 8 clients of one server, 100 calls each,
@@ -264,7 +277,7 @@ func TestServeCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, got, _ := strings.Cut(string(src), "---\n\n")
-	if !written[strings.TrimSpace(got)] {
+	if !written[withoutStamps(got)] {
 		t.Errorf("project_crash.md is torn: %d bytes, body not one that was written", len(src))
 	}
 	for head, texts := range dailyEntries(t, filepath.Join(dir, "beacon/memory/2026-11-20.md")) {

@@ -41,7 +41,7 @@ func (s *Service) Log(ctx context.Context, in LogInput) (WriteOutput, error) {
 		return WriteOutput{}, err
 	}
 	defer done()
-	rel, err := s.ws.AppendDaily(context.WithoutCancel(ctx), name, s.now(), heading, text)
+	rel, err := s.ws.AppendDaily(context.WithoutCancel(ctx), name, s.now(), heading, text, layout.Stamped)
 	s.fresh.changed()
 	if err != nil {
 		return WriteOutput{}, err
@@ -87,8 +87,8 @@ func (s *Service) Remember(ctx context.Context, in RememberInput) (WriteOutput, 
 	}
 	defer done()
 	rel, err := s.ws.WriteMemory(context.WithoutCancel(ctx), name, layout.Memory{
-		Type: in.Type, Topic: in.Topic, Name: in.Name, Description: in.Description, Body: in.Body,
-	}, mode)
+		Type: in.Type, Topic: in.Topic, Name: in.Name, Description: in.Description, Body: in.Body, At: s.now(),
+	}, mode, layout.Stamped)
 	s.fresh.changed()
 	if err != nil {
 		return WriteOutput{}, err
