@@ -38,7 +38,7 @@ func nestedList(n int) string {
 	for d := 0; b.Len() < n; d = (d + 1) % 2000 {
 		b.WriteString(strings.Repeat("  ", d) + "- x\n")
 	}
-	return b.String()
+	return b.String()[:n]
 }
 
 // BenchmarkParsePathological parses each shape at 1 MiB and 4 MiB (the
