@@ -45,6 +45,9 @@ type Service struct {
 	warn  func(string)
 	ver   string
 	fresh *freshness
+	// barrier, set by Watch, makes sure the watcher has reported every
+	// change made before a search that would skip its sync.
+	barrier *barrier
 
 	mu        sync.Mutex
 	toks      map[string]memctx.Tokenizer // loaded once: a BPE vocabulary costs ~30 ms
@@ -116,6 +119,11 @@ func (s *Service) checkTeammate(name string) error {
 // nothing watches the files).
 func (s *Service) search(ctx context.Context, q recall.Query) ([]recall.Hit, error) {
 	key, gen, clean := s.fresh.check(q.Teammates, s.now())
+	if clean && s.barrier.pass() {
+		key, gen, clean = s.fresh.check(q.Teammates, s.now())
+	} else {
+		clean = false
+	}
 	q.NoSync = clean
 	hits, err := s.ix.Search(ctx, q)
 	if err == nil && !clean {

@@ -29,6 +29,7 @@ func (s *Service) Watch() error {
 		w.Close()
 		return fmt.Errorf("watch %s: %w", s.ws.Root, err)
 	}
+	s.barrier = s.watchBarrier(w)
 	done := make(chan struct{})
 	go s.follow(w, done)
 	s.mu.Lock()
@@ -53,6 +54,9 @@ func (s *Service) follow(w *fsnotify.Watcher, done chan struct{}) {
 			if !ok {
 				return
 			}
+			if ev.Has(fsnotify.Create) && s.barrier.heard(ev.Name) {
+				continue
+			}
 			if !relevant(s.ws.Root, ev.Name) {
 				continue
 			}
@@ -71,6 +75,19 @@ func (s *Service) follow(w *fsnotify.Watcher, done chan struct{}) {
 			s.giveUp(err)
 		}
 	}
+}
+
+// watchBarrier makes and watches the folder for barrier files (see
+// barrier); without one, every search syncs.
+func (s *Service) watchBarrier(w *fsnotify.Watcher) *barrier {
+	dir, err := s.ws.Dir(".tmp/serve")
+	if err != nil {
+		return nil // a read-only workspace: searches sync
+	}
+	if err := w.Add(dir); err != nil {
+		return nil
+	}
+	return newBarrier(filepath.Clean(dir))
 }
 
 // giveUp stops trusting the watcher: every search syncs from now on.
