@@ -46,6 +46,23 @@ func runReference(t testing.TB, modelDir string, texts []string, idsOnly bool) r
 
 // tinyModel copies the committed tiny model into a temp folder, so that the
 // sums cache written on open never lands in the source tree.
+// openAutoWithLib opens the tiny model with the default (auto) backend
+// and TMEM_ORT_LIB pointing at lib, closed when the test ends.
+func openAutoWithLib(t *testing.T, lib string) *Embedder {
+	t.Helper()
+	e, err := Open(Options{ModelDir: tinyModel(t), Getenv: func(k string) string {
+		if k == "TMEM_ORT_LIB" {
+			return lib
+		}
+		return ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
 func tinyModel(t testing.TB) string {
 	t.Helper()
 	return copyDir(t, tinyDir)

@@ -14,16 +14,7 @@ import (
 // give the Go backend's vectors.
 func TestNoCgoRunsORT(t *testing.T) {
 	lib := minilmtest.RequireORT(t)
-	e, err := Open(Options{ModelDir: tinyModel(t), Getenv: func(k string) string {
-		if k == "TMEM_ORT_LIB" {
-			return lib
-		}
-		return ""
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openAutoWithLib(t, lib)
 	if e.Backend() != BackendORT {
 		t.Fatalf("backend %q without cgo (fallback: %s)", e.Backend(), e.Fallback())
 	}

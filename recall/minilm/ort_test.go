@@ -69,16 +69,7 @@ func TestORTMatchesReference(t *testing.T) {
 
 func TestAutoPicksORT(t *testing.T) {
 	lib := minilmtest.RequireORT(t)
-	e, err := Open(Options{ModelDir: tinyModel(t), Getenv: func(k string) string {
-		if k == "TMEM_ORT_LIB" {
-			return lib
-		}
-		return ""
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openAutoWithLib(t, lib)
 	if e.Backend() != BackendORT {
 		t.Errorf("auto chose %q with a library at hand", e.Backend())
 	}
