@@ -257,6 +257,11 @@ func writeSynced(r *os.Root, name string, data []byte) error {
 	if err != nil {
 		return err
 	}
+	return writeClose(f, data)
+}
+
+// writeClose writes data to f, fsyncs and closes it.
+func writeClose(f *os.File, data []byte) error {
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return err
@@ -334,15 +339,11 @@ func (w *Workspace) RemoveAll(rel string) error {
 // its folder too) and fsyncs it: for logs that only grow, such as a
 // journal's record of finished steps.
 func (w *Workspace) AppendFile(rel string, data []byte) error {
-	if err := checkRel(rel); err != nil {
-		return err
-	}
-	r, err := w.openRoot()
+	r, name, err := w.rootFor(rel)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	name := filepath.FromSlash(rel)
 	if err := r.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return opError("mkdir", path.Dir(rel), err)
 	}
@@ -353,13 +354,17 @@ func (w *Workspace) AppendFile(rel string, data []byte) error {
 	if err != nil {
 		return opError("append to", rel, err)
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
+	return writeClose(f, data)
+}
+
+// rootFor checks a workspace path that tmem writes and opens the root to
+// reach it by; name is rel in the system's form. The caller closes r.
+func (w *Workspace) rootFor(rel string) (r *os.Root, name string, err error) {
+	if err := checkRel(rel); err != nil {
+		return nil, "", err
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	if r, err = w.openRoot(); err != nil {
+		return nil, "", err
 	}
-	return f.Close()
+	return r, filepath.FromSlash(rel), nil
 }

@@ -54,15 +54,11 @@ func (w *Workspace) CreateFile(rel string, data []byte) error {
 // Remove deletes the workspace file rel; a file that is already gone is
 // not an error. The folder is fsynced so the removal is durable.
 func (w *Workspace) Remove(rel string) error {
-	if err := checkRel(rel); err != nil {
-		return err
-	}
-	r, err := w.openRoot()
+	r, name, err := w.rootFor(rel)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	name := filepath.FromSlash(rel)
 	if err := r.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return opError("remove", rel, err)
 	}
