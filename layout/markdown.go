@@ -125,8 +125,11 @@ type mark struct {
 }
 
 func (d *Doc) parseBody() {
-	lines, stamps := readable(d.Body)
-	body := []byte(strings.Join(lines, "\n"))
+	lines, stamps, changed := readable(d.Body)
+	body := d.Body
+	if changed {
+		body = []byte(strings.Join(lines, "\n"))
+	}
 	heads := topHeadings(body)
 	if len(heads) > 0 {
 		d.Entries = make([]Entry, 0, len(heads)+1)
