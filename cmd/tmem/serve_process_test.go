@@ -22,24 +22,15 @@ func dailyEntries(t *testing.T, path string) map[string][]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	d, err := layout.Parse(path, src) // reads past entry stamps
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := map[string][]string{}
-	for _, part := range strings.Split(string(src), "\n## ")[1:] {
-		head, body, _ := strings.Cut(part, "\n")
-		out[head] = append(out[head], withoutStamps(body))
+	for _, e := range d.Entries {
+		out[e.Heading] = append(out[e.Heading], e.Text)
 	}
 	return out
-}
-
-// withoutStamps drops the time stamp lines tmem writes with each entry
-// and trims what is left.
-func withoutStamps(s string) string {
-	var lines []string
-	for _, l := range strings.Split(s, "\n") {
-		if layout.StampOf(l) == "" {
-			lines = append(lines, l)
-		}
-	}
-	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
 
 // TestServeConcurrent runs 8 clients of one server, 100 calls each,
@@ -276,8 +267,8 @@ func TestServeCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, got, _ := strings.Cut(string(src), "---\n\n")
-	if !written[withoutStamps(got)] {
+	d, err := layout.Parse("project_crash.md", src)
+	if err != nil || !written[strings.TrimSpace(string(d.ReadableBody()))] {
 		t.Errorf("project_crash.md is torn: %d bytes, body not one that was written", len(src))
 	}
 	for head, texts := range dailyEntries(t, filepath.Join(dir, "beacon/memory/2026-11-20.md")) {
