@@ -83,13 +83,37 @@ type posting struct {
 	tf  float64
 }
 
-// scopePostings is one scope's postings: per group, per term.
+// scopePostings is one scope's postings: per group, per term, a span of
+// buf.
 type scopePostings struct {
 	s     *scope
 	r     bindex.IndexReader
 	docs  uint64
-	terms [][][]posting
+	terms [][]span
+	buf   []posting
 }
+
+// span is a run of postings in scopePostings.buf.
+type span struct{ from, to int }
+
+// postings returns the postings of group gi's term ti.
+func (sp *scopePostings) postings(gi, ti int) []posting {
+	t := sp.terms[gi][ti]
+	return sp.buf[t.from:t.to]
+}
+
+// release returns the scope's buffer for the next search to use.
+func (sp *scopePostings) release() {
+	if sp.buf != nil {
+		postingsPool.Put(sp.buf[:0])
+		sp.buf = nil
+	}
+}
+
+// Buffers are reused across searches: on a 94k-chunk index a query sums a
+// few hundred thousand postings, and making the arrays anew each time
+// kept the collector busy for a third of the query.
+var postingsPool, accumulatorPool sync.Pool
 
 // bm25Search scores every chunk of the scopes that holds a query term and
 // returns the best n, best first. The statistics (chunk count, document
@@ -118,7 +142,7 @@ func bm25Search(ctx context.Context, scopes []*scope, text string, n int) ([]sco
 	defer func() {
 		for _, sp := range sps {
 			if sp != nil {
-				sp.r.Close()
+				sp.release()
 			}
 		}
 	}()
@@ -165,24 +189,20 @@ func averageLengths(scopes []*scope) map[string]float64 {
 // readPostings reads, for every query term, the chunks of one scope that
 // hold it and their combined normalised frequency.
 func readPostings(ctx context.Context, s *scope, groups []termGroup, avg map[string]float64) (*scopePostings, error) {
-	ix, err := s.bl.Advanced()
-	if err != nil {
-		return nil, err
-	}
-	r, err := ix.Reader()
-	if err != nil {
-		return nil, err
-	}
+	r := s.rd
 	sp := &scopePostings{s: s, r: r}
+	if b, ok := postingsPool.Get().([]posting); ok {
+		sp.buf = b
+	}
+	var err error
 	if sp.docs, err = r.DocCount(); err != nil {
 		return sp, err
 	}
-	// Sized for the scope's chunks at once: growing it per posting cost a
-	// fifth of a query's time on a 94k-chunk index.
-	acc := &accumulator{sums: make([]float64, sp.docs+sp.docs/8+1)}
+	acc := getAccumulator(sp.docs)
+	defer putAccumulator(acc)
 	var tfd bindex.TermFieldDoc
 	for _, g := range groups {
-		perTerm := make([][]posting, len(g.terms))
+		spans := make([]span, len(g.terms))
 		for ti, t := range g.terms {
 			if err := ctx.Err(); err != nil {
 				return sp, err
@@ -192,18 +212,40 @@ func readPostings(ctx context.Context, s *scope, groups []termGroup, avg map[str
 					return sp, err
 				}
 			}
-			perTerm[ti] = acc.drain()
+			from := len(sp.buf)
+			sp.buf = acc.drain(sp.buf)
+			spans[ti] = span{from, len(sp.buf)}
 		}
-		sp.terms = append(sp.terms, perTerm)
+		sp.terms = append(sp.terms, spans)
 	}
 	return sp, nil
 }
 
 // accumulator sums a value per chunk number in a dense array (a map costs
 // more than reading the postings) and remembers which chunks it touched.
+// Drained, it is all zeros again.
 type accumulator struct {
 	sums    []float64
 	touched []uint64
+}
+
+// getAccumulator returns an empty accumulator sized for docs chunks (and
+// some growth: a posting beyond it grows the array).
+func getAccumulator(docs uint64) *accumulator {
+	n := int(docs + docs/8 + 1)
+	if a, ok := accumulatorPool.Get().(*accumulator); ok && len(a.sums) >= n {
+		return a
+	}
+	return &accumulator{sums: make([]float64, n)}
+}
+
+// putAccumulator empties a and keeps it for the next search.
+func putAccumulator(a *accumulator) {
+	for _, d := range a.touched {
+		a.sums[d] = 0
+	}
+	a.touched = a.touched[:0]
+	accumulatorPool.Put(a)
 }
 
 func (a *accumulator) add(doc uint64, v float64) {
@@ -216,11 +258,10 @@ func (a *accumulator) add(doc uint64, v float64) {
 	a.sums[doc] += v
 }
 
-// drain returns the sums and starts afresh.
-func (a *accumulator) drain() []posting {
-	out := make([]posting, len(a.touched))
-	for i, d := range a.touched {
-		out[i] = posting{d, a.sums[d]}
+// drain appends the sums to out and starts afresh.
+func (a *accumulator) drain(out []posting) []posting {
+	for _, d := range a.touched {
+		out = append(out, posting{d, a.sums[d]})
 		a.sums[d] = 0
 	}
 	a.touched = a.touched[:0]
@@ -283,25 +324,29 @@ func topChunks(sps []*scopePostings, groups []termGroup, n int) []scoredDoc {
 	for _, sp := range sps {
 		total += sp.docs
 	}
-	scores := make([]accumulator, len(sps))
+	scores := make([]*accumulator, len(sps))
+	for si, sp := range sps {
+		scores[si] = getAccumulator(sp.docs)
+		defer putAccumulator(scores[si])
+	}
 	for gi, g := range groups {
 		for ti := range g.terms {
 			var df uint64
 			for _, sp := range sps {
-				df += uint64(len(sp.terms[gi][ti]))
+				df += uint64(len(sp.postings(gi, ti)))
 			}
 			w := g.boost * idf(total, df)
 			for si, sp := range sps {
-				for _, p := range sp.terms[gi][ti] {
+				for _, p := range sp.postings(gi, ti) {
 					scores[si].add(p.doc, w*saturate(p.tf))
 				}
 			}
 		}
 	}
 	h := &docHeap{}
-	for si := range scores {
-		for _, p := range scores[si].drain() {
-			c := scoredDoc{si, p.doc, p.tf}
+	for si, a := range scores {
+		for _, doc := range a.touched {
+			c := scoredDoc{si, doc, a.sums[doc]}
 			if h.Len() < n {
 				heap.Push(h, c)
 			} else if better(c, (*h)[0]) {
