@@ -7,6 +7,9 @@ type unit struct {
 	id   string // identity: units with equal ids are the same unit
 	key  string // orders units both sides added at one place
 	text string // the unit's text, without trailing blank lines
+	// parts are, for an archive section, the units of the file it holds a
+	// copy of (see dropSuperseded); nil otherwise.
+	parts []string
 }
 
 // piece is a stretch of merged output: units, or a conflict between two

@@ -144,9 +144,26 @@ func splitArchive(path string, src []byte) (d doc, ok bool) {
 			end = secs[i+1].Header - 1
 		}
 		id := s.Source + " " + s.SHA
-		d.units = append(d.units, unit{id: id, key: s.Archived + " " + id, text: trimBlank(lines[s.Header-1 : end])})
+		d.units = append(d.units, unit{id: id, key: s.Archived + " " + id, text: trimBlank(lines[s.Header-1 : end]), parts: partsOf(s.Source, s.Text)})
 	}
 	return d, true
+}
+
+// partsOf returns the units of an archived copy of the file src, with
+// its preamble; nil when the copy does not parse.
+func partsOf(src, text string) []string {
+	d, ok := splitDoc(src, []byte(text))
+	if !ok {
+		return nil
+	}
+	parts := []string{}
+	if d.preamble != "" {
+		parts = append(parts, d.preamble)
+	}
+	for _, u := range d.units {
+		parts = append(parts, u.id)
+	}
+	return parts
 }
 
 // splitLines splits text into lines, for files that do not parse.
@@ -160,4 +177,34 @@ func splitLines(src []byte) []unit {
 		out = append(out, unit{id: l, text: l})
 	}
 	return out
+}
+
+// dropSuperseded drops an archive section whose file's units another
+// section of the same file holds too: two machines that archived a daily
+// at different points in its life each keep a copy, and the merge keeps
+// the fuller one, so no entry is archived twice. Of two copies with the
+// same units the one with the smaller identity stays. It returns the
+// units kept and the identities of those dropped.
+func dropSuperseded(units []unit) (kept []unit, dropped []string) {
+	for i, u := range units {
+		if u.parts != nil && supersededIn(u, i, units) {
+			dropped = append(dropped, u.id)
+			continue
+		}
+		kept = append(kept, u)
+	}
+	return kept, dropped
+}
+
+func supersededIn(u unit, i int, units []unit) bool {
+	src := strings.Fields(u.id)[0]
+	for j, v := range units {
+		if j == i || v.parts == nil || strings.Fields(v.id)[0] != src || !setOf(v.parts).holds(setOf(u.parts)) {
+			continue
+		}
+		if len(u.parts) < len(v.parts) || u.id > v.id {
+			return true
+		}
+	}
+	return false
 }
