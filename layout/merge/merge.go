@@ -72,17 +72,17 @@ func mergeDocs(path string, b, o, t doc) Result {
 		parts = append(parts, pre)
 	}
 	pieces := inTimeOrder(merge3(b.units, o.units, t.units, true))
-	var dropped []string
+	var notes []string
 	if len(pieces) == 1 {
-		pieces[0].units, dropped = dropSuperseded(pieces[0].units)
+		pieces[0].units, notes = keepEntriesOnce(pieces[0].units)
 	}
 	body, n := render(pieces, "\n\n")
 	if body != "" {
 		parts = append(parts, body)
 	}
 	res := Result{Data: []byte(strings.Join(parts, "\n\n") + "\n"), Conflicts: conflicts + n}
-	for _, id := range dropped {
-		res.Notes = append(res.Notes, fmt.Sprintf("%s: dropped the copy %s: another copy of that file holds all of it", path, id))
+	for _, n := range notes {
+		res.Notes = append(res.Notes, path+": "+n)
 	}
 	if res.Conflicts > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%s: %d conflict(s) left between markers: edit them, then run tmem doctor", path, res.Conflicts))

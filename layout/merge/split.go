@@ -1,7 +1,9 @@
 package merge
 
 import (
+	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/tmemhq/tmem/layout"
@@ -144,7 +146,7 @@ func splitArchive(path string, src []byte) (d doc, ok bool) {
 			end = secs[i+1].Header - 1
 		}
 		id := s.Source + " " + s.SHA
-		d.units = append(d.units, unit{id: id, key: s.Archived + " " + id, text: trimBlank(lines[s.Header-1 : end]), parts: partsOf(s.Source, s.Text)})
+		d.units = append(d.units, unit{id: id, key: s.Archived + " " + id, text: trimBlank(lines[s.Header-1 : end]), arch: &archived{s, partsOf(s.Source, s.Text)}})
 	}
 	return d, true
 }
@@ -179,32 +181,56 @@ func splitLines(src []byte) []unit {
 	return out
 }
 
-// dropSuperseded drops an archive section whose file's units another
-// section of the same file holds too: two machines that archived a daily
-// at different points in its life each keep a copy, and the merge keeps
-// the fuller one, so no entry is archived twice. Of two copies with the
-// same units the one with the smaller identity stays. It returns the
-// units kept and the identities of those dropped.
-func dropSuperseded(units []unit) (kept []unit, dropped []string) {
+// keepEntriesOnce keeps each entry of an archived file once when the
+// archive holds several copies of it: two machines archived a daily at
+// different points in its life. Copies are taken in archive order (day,
+// then source and hash); each keeps only the units no earlier copy of the
+// same file holds, as a part (see layout.ArchiveSection.Part), or goes
+// when it has none left. The result depends on the copies alone, not on
+// the order machines merged in. It returns the units kept and notes on
+// what changed.
+func keepEntriesOnce(units []unit) ([]unit, []string) {
+	var copies []int
 	for i, u := range units {
-		if u.parts != nil && supersededIn(u, i, units) {
-			dropped = append(dropped, u.id)
-			continue
-		}
-		kept = append(kept, u)
-	}
-	return kept, dropped
-}
-
-func supersededIn(u unit, i int, units []unit) bool {
-	src := strings.Fields(u.id)[0]
-	for j, v := range units {
-		if j == i || v.parts == nil || strings.Fields(v.id)[0] != src || !setOf(v.parts).holds(setOf(u.parts)) {
-			continue
-		}
-		if len(u.parts) < len(v.parts) || u.id > v.id {
-			return true
+		if u.arch != nil && u.arch.parts != nil {
+			copies = append(copies, i)
 		}
 	}
-	return false
+	sort.SliceStable(copies, func(a, b int) bool { return units[copies[a]].key < units[copies[b]].key })
+	held := map[string]lineSet{} // per source
+	drop := map[int]bool{}
+	var notes []string
+	for _, i := range copies {
+		u := &units[i]
+		src := u.arch.sec.Source
+		if held[src] == nil {
+			held[src] = lineSet{}
+		}
+		var rest []string
+		for _, p := range u.arch.parts {
+			if !held[src][p] {
+				rest = append(rest, p)
+			}
+		}
+		for _, p := range u.arch.parts {
+			held[src][p] = true
+		}
+		switch {
+		case len(rest) == len(u.arch.parts):
+		case len(rest) == 0:
+			drop[i] = true
+			notes = append(notes, fmt.Sprintf("dropped the copy %s: an earlier copy of that file holds all of it", u.id))
+		default:
+			part := u.arch.sec.PartOf(strings.Join(rest, "\n\n"))
+			u.text, u.arch = strings.TrimSuffix(part.Render(), "\n"), &archived{part, rest}
+			notes = append(notes, fmt.Sprintf("kept of the copy %s only the %d entries no earlier copy of that file holds", u.id, len(rest)))
+		}
+	}
+	kept := units[:0:0]
+	for i, u := range units {
+		if !drop[i] {
+			kept = append(kept, u)
+		}
+	}
+	return kept, notes
 }
