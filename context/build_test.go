@@ -471,6 +471,19 @@ func TestBuildConcurrent(t *testing.T) {
 	}
 }
 
+// exampleIndex copies the example workspace and opens its real recall
+// index (BM25 only), closed when the test ends.
+func exampleIndex(t *testing.T) (*layout.Workspace, *recall.Index) {
+	t.Helper()
+	ws := copyExample(t)
+	ix, err := recall.Open(ws, recall.Options{Now: fixedClock(exampleNow)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ws, ix
+}
+
 // The real recall index is a Recaller.
 var _ Recaller = (*recall.Index)(nil)
 
@@ -478,12 +491,7 @@ var _ Recaller = (*recall.Index)(nil)
 // recall index in BM25 mode: the stack keeps its invariants and nothing
 // recalled repeats what is already injected.
 func TestBuildWithRecallIndex(t *testing.T) {
-	ws := copyExample(t)
-	ix, err := recall.Open(ws, recall.Options{Now: fixedClock(exampleNow)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ws, ix := exampleIndex(t)
 	tok := mustTokenizer(t, O200k)
 	for _, budget := range []int{DefaultBudget, 2500, MinBudget} {
 		t.Run(fmt.Sprint(budget), func(t *testing.T) {
@@ -525,12 +533,7 @@ func TestBuildWithRecallIndex(t *testing.T) {
 // share of the best hit, a floor of 1 leaves only the best, and the
 // default floor leaves out what scores under a tenth of the best.
 func TestRecallFloor(t *testing.T) {
-	ws := copyExample(t)
-	ix, err := recall.Open(ws, recall.Options{Now: fixedClock(exampleNow)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ws, ix := exampleIndex(t)
 	tok := mustTokenizer(t, O200k)
 	tests := []struct {
 		name        string
