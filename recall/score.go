@@ -91,12 +91,12 @@ type scopePostings struct {
 	s     *scope
 	r     bindex.IndexReader
 	docs  uint64
-	terms [][]span
+	terms [][]postingSpan
 	buf   []posting
 }
 
-// span is a run of postings in scopePostings.buf.
-type span struct{ from, to int }
+// postingSpan is a run of postings in scopePostings.buf.
+type postingSpan struct{ from, to int }
 
 // postings returns the postings of group gi's term ti.
 func (sp *scopePostings) postings(gi, ti int) []posting {
@@ -207,7 +207,7 @@ func readPostings(ctx context.Context, s *scope, groups []termGroup, avg map[str
 		return sp, err
 	}
 	for _, g := range groups {
-		spans := make([]span, len(g.terms))
+		spans := make([]postingSpan, len(g.terms))
 		for ti, t := range g.terms {
 			if err := ctx.Err(); err != nil {
 				return sp, err
@@ -219,7 +219,7 @@ func readPostings(ctx context.Context, s *scope, groups []termGroup, avg map[str
 			}
 			from := len(sp.buf)
 			sp.buf = acc.drain(sp.buf)
-			spans[ti] = span{from, len(sp.buf)}
+			spans[ti] = postingSpan{from, len(sp.buf)}
 		}
 		sp.terms = append(sp.terms, spans)
 	}

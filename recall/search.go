@@ -289,14 +289,14 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 		}
 	}
 	boost(r, kept)
-	deduped := dedupe(kept)
+	chosen := withContext(ix.ws, passages(kept, k, r.PassageDecay), r.ContextLines, r.ContextTokens)
 	var recent []ranked
 	for _, p := range recentPaths {
 		if c, ok := metas[p+"#0"]; ok {
 			recent = append(recent, ranked{chunk: c})
 		}
 	}
-	final := withRecency(deduped, recent, k)
+	final := withRecency(chosen, recent, k)
 	hits := make([]Hit, 0, len(final))
 	for _, x := range final {
 		c := x.chunk
