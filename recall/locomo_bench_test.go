@@ -1,0 +1,68 @@
+package recall
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/tmemhq/tmem/layout"
+)
+
+// locomoDir is a LoCoMo conversation turned into a workspace, kept beside
+// the repository when it is there (it is not part of it).
+const locomoDir = "../../shared/eval/locomo-conv-26"
+
+// BenchmarkLoCoMoBM25 reports BM25-only recall@5 and @10 of the answering
+// turns of a real long conversation, with the tokens (chars/4) of the top
+// 5 and 10 hits, overall and per question category; the recency pass is
+// off. The index is built once, a year after the last session, so every
+// daily is indexed. It skips when the conversation is not there.
+//
+//	go test ./recall -run '^$' -bench LoCoMoBM25 -benchtime 1x
+func BenchmarkLoCoMoBM25(b *testing.B) {
+	qs, err := LoadEvidence(filepath.Join(locomoDir, "queries.jsonl"))
+	if err != nil {
+		b.Skipf("no LoCoMo conversation beside the repository (%v)", err)
+	}
+	dst := filepath.Join(b.TempDir(), layout.DirName)
+	if err := os.CopyFS(dst, os.DirFS(filepath.Join(locomoDir, layout.DirName))); err != nil {
+		b.Fatal(err)
+	}
+	ws, err := layout.Open(dst)
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Date(2024, time.December, 31, 12, 0, 0, 0, time.UTC)
+	ix, err := Open(ws, Options{Now: func() time.Time { return now }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	ctx := context.Background()
+	if _, err := ix.Sync(ctx, nil); err != nil {
+		b.Fatal(err)
+	}
+	q := Query{Mode: ModeBM25, RecencyDepth: -1, NoSync: true}
+	for i := 0; i < b.N; i++ {
+		for _, k := range []int{5, 10} {
+			s, err := ScoreEvidence(ctx, ix, qs, q, k)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(s.Recall, "recall@"+strconv.Itoa(k))
+			b.ReportMetric(s.Tokens, "tokens@"+strconv.Itoa(k))
+			cats := make([]string, 0, len(s.ByCategory))
+			for c := range s.ByCategory {
+				cats = append(cats, c)
+			}
+			sort.Strings(cats)
+			for _, c := range cats {
+				b.Logf("recall@%d %-12s %.3f", k, c, s.ByCategory[c])
+			}
+		}
+	}
+}
