@@ -105,15 +105,16 @@ func bleveDoc(c Chunk) (map[string]interface{}, fieldLens, error) {
 	}
 	byField := map[string][]string{}
 	var ps []string
-	for _, f := range []struct{ name, text string }{{fText, c.Text}, {fName, c.Name}, {fDesc, c.Description}, {fHead, c.Heading}} {
+	heading := headingWords(c.Heading)
+	for _, f := range []struct{ name, text string }{{fText, c.Text}, {fName, c.Name}, {fDesc, c.Description}, {fHead, heading}} {
 		byField[f.name] = terms(a.en, f.text)
 		ps = append(ps, pairs(byField[f.name])...)
 	}
 	all := c.Name + " " + c.Description + " " + c.Heading + " " + c.Text
 	cjkText := cjkOnly(all)
-	when := whenTokens(dateKind(c), c.Date)
 	byField[fCJK] = terms(a.cjk, cjkText)
-	byField[fWhen] = strings.Fields(when)
+	byField[fWhen] = distinct(append(strings.Fields(whenTokens(dateKind(c), c.Date)), mentionTokens(dateKind(c), c.Date, c.Heading+"\n"+c.Text)...))
+	when := strings.Join(byField[fWhen], " ")
 	byField[fIdent] = identTokens(all)
 	byField[fPairs] = ps
 	lens := make(fieldLens, len(lenFields))
@@ -124,7 +125,7 @@ func bleveDoc(c Chunk) (map[string]interface{}, fieldLens, error) {
 		fText:  c.Text,
 		fName:  c.Name,
 		fDesc:  c.Description,
-		fHead:  c.Heading,
+		fHead:  heading,
 		fCJK:   cjkText,
 		fWhen:  when,
 		fIdent: strings.Join(byField[fIdent], " "),

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
 
 	bindex "github.com/blevesearch/bleve_index_api"
 )
@@ -43,8 +44,9 @@ const (
 	whenBoost  = 2.0
 )
 
-// queryGroups analyses a query into its term groups.
-func queryGroups(text string) ([]termGroup, error) {
+// queryGroups analyses a query into its term groups; now completes the
+// dates it names (see queryWhen).
+func queryGroups(text string, now time.Time) ([]termGroup, error) {
 	a, err := analyzers()
 	if err != nil {
 		return nil, err
@@ -61,7 +63,7 @@ func queryGroups(text string) ([]termGroup, error) {
 	if c := cjkOnly(text); c != "" {
 		add(terms(a.cjk, c), fCJK, 1)
 	}
-	add(queryWhen(text), fWhen, whenBoost)
+	add(queryWhen(text, now), fWhen, whenBoost)
 	return gs, nil
 }
 
@@ -95,8 +97,8 @@ type scopePostings struct {
 // returns the best n, best first. The statistics (chunk count, document
 // frequencies, average field lengths) are those of all scopes together,
 // so scores compare across them.
-func bm25Search(ctx context.Context, scopes []*scope, text string, n int) ([]scored, error) {
-	groups, err := queryGroups(text)
+func bm25Search(ctx context.Context, scopes []*scope, text string, now time.Time, n int) ([]scored, error) {
+	groups, err := queryGroups(text, now)
 	if err != nil {
 		return nil, err
 	}

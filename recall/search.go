@@ -209,7 +209,7 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 	text := strings.TrimSpace(q.Text)
 	if text != "" && mode != ModeVector {
 		var err error
-		if bm, err = bm25Search(ctx, scopes, text, cand); err != nil {
+		if bm, err = bm25Search(ctx, scopes, text, ix.now(), cand); err != nil {
 			return nil, fmt.Errorf("search %q: %w", text, err)
 		}
 	}
