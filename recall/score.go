@@ -52,14 +52,15 @@ func queryGroups(text string, now time.Time) ([]termGroup, error) {
 		return nil, err
 	}
 	ws := terms(a.en, text)
-	gs := []termGroup{{terms: distinct(ws), fields: []string{fText, fName, fDesc, fHead}, weights: wordWeights, boost: 1}}
+	joined, split := a.compounds(text)
+	gs := []termGroup{{terms: distinct(append(ws, joined...)), fields: []string{fText, fName, fDesc, fHead}, weights: wordWeights, boost: 1}}
 	add := func(ts []string, field string, boost float64) {
 		if len(ts) > 0 {
 			gs = append(gs, termGroup{terms: distinct(ts), fields: []string{field}, weights: []float64{1}, boost: boost})
 		}
 	}
 	add(identTokens(text), fIdent, identBoost)
-	add(pairs(ws), fPairs, pairsBoost)
+	add(append(pairs(ws), split...), fPairs, pairsBoost)
 	if c := cjkOnly(text); c != "" {
 		add(terms(a.cjk, c), fCJK, 1)
 	}
