@@ -36,7 +36,7 @@ type dateRule struct {
 // anchor is a kind of word every date phrase holds at least one of; text
 // far from all of them is never matched against the patterns, which is
 // what keeps indexing fast.
-type anchor uint8
+type anchor uint16
 
 const (
 	aYear    anchor = 1 << iota // 1900–2099
@@ -46,6 +46,9 @@ const (
 	aDay                        // yesterday, today, tonight, tomorrow
 	aPeriod                     // week, weekend, month, year
 	aAgo                        // ago, earlier
+	// Not anchors of their own, but needed beside one by some rules.
+	aDigit // any digit
+	aRel   // last, this, next, coming, past
 )
 
 var anchorWords = map[string]anchor{
@@ -66,6 +69,8 @@ func init() {
 	anchorWords["sept"] = aMonth
 }
 
+var relWords = map[string]bool{"last": true, "this": true, "next": true, "coming": true, "past": true}
+
 // window is a stretch of text around anchors, and which kinds they are.
 type window struct {
 	from, to int
@@ -75,6 +80,11 @@ type window struct {
 // windowReach is how far a date phrase reaches from its anchor: "between
 // the 11th and 15th of August" starts 28 bytes before "august".
 const windowReach = 48
+
+// maxWindow bounds a stretch of merged windows, so that text dense with
+// anchors ("may may may …") is read in pieces the patterns run over
+// quickly; a phrase cut at a piece's edge is read whole in the next.
+const maxWindow = 512
 
 // anchorWindows finds the anchors of lower-cased text and returns the
 // stretches around them, merged where they overlap, each starting and
@@ -98,7 +108,7 @@ func anchorWindows(b []byte) []window {
 			for to < len(b) && b[to] != ' ' && b[to] != '\n' && b[to] != '\t' {
 				to++
 			}
-			if n := len(out); n > 0 && from <= out[n-1].to {
+			if n := len(out); n > 0 && from <= out[n-1].to && to-out[n-1].from <= maxWindow {
 				out[n-1].to, out[n-1].has = max(out[n-1].to, to), out[n-1].has|a
 			} else {
 				out = append(out, window{from, to, a})
@@ -106,7 +116,29 @@ func anchorWindows(b []byte) []window {
 		}
 		i = j
 	}
+	for i := range out {
+		out[i].has |= nearby(b[out[i].from:out[i].to])
+	}
 	return out
+}
+
+// nearby says whether a window holds a digit or one of relWords.
+func nearby(b []byte) anchor {
+	var has anchor
+	for i := 0; i < len(b); {
+		j := i
+		for j < len(b) && isAlnum(b[j]) {
+			if b[j] <= '9' {
+				has |= aDigit
+			}
+			j++
+		}
+		if j > i && relWords[string(b[i:j])] {
+			has |= aRel
+		}
+		i = j + 1
+	}
+	return has
 }
 
 func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
@@ -127,6 +159,11 @@ func isDigits(w []byte) bool {
 	return true
 }
 
+// maxDateScan bounds the bytes the patterns read in one text: a chunk
+// holds far fewer around its anchors, a text made of anchors ("may may
+// may …", 4 µs a byte) is read no further.
+const maxDateScan = 2048
+
 // read finds the dates in s.
 func (r *dateReader) read(s string) {
 	b := []byte(s)
@@ -135,8 +172,13 @@ func (r *dateReader) read(s string) {
 			b[i] = c + 'a' - 'A'
 		}
 	}
+	scanned := 0
 	for _, w := range anchorWindows(b) {
+		if r.sink.full() || scanned > maxDateScan {
+			return
+		}
 		r.readWindow(b[w.from:w.to], w.has)
+		scanned += w.to - w.from
 	}
 }
 
@@ -187,10 +229,10 @@ var dateRules = []dateRule{
 	{aYear, re(`\b(\d{4})-w(\d{1,2})\b`), func(r *dateReader, m []string) bool { return r.isoWeek(m[1], m[2]) }},
 	{aYear | aPeriod, re(`\bweek\s+(\d{1,2})(?:,|\s+of|\s+in)?\s+(\d{4})\b`), func(r *dateReader, m []string) bool { return r.isoWeek(m[2], m[1]) }},
 	{aYear, re(`(\bweek\s+(?:before|after)\s+)?\b(christmas|new\s+year'?s?(?:\s+day|\s+eve)?)(?:\s+day)?\s+(\d{4})\b`), holiday},
-	{aMonth, re(`\b(between\s+|from\s+)?(` + monthAlt + `)\.?\s+` + dayNum + `(?:,?\s+` + yearNum + `)?` + rangeTo + `(?:(` + monthAlt + `)\.?\s+)?` + dayNum + `\b(?:,?\s+` + yearNum + `\b)?`), monthDayRange},
-	{aMonth, re(`\b(between\s+|from\s+)?` + dayNum + `(?:\s+(?:of\s+)?(` + monthAlt + `)\.?(?:,?\s+` + yearNum + `)?)?` + rangeTo + dayNum + `\s+(?:of\s+)?(` + monthAlt + `)\b\.?(?:,?\s+` + yearNum + `\b)?`), dayMonthRange},
-	{aMonth, re(weekPre + `\b(` + monthAlt + `)\.?\s+` + dayNum + `\b(?:,?\s+` + yearNum + `\b)?`), func(r *dateReader, m []string) bool { return r.oneDay(m[1], m[4], m[2], m[3]) }},
-	{aMonth, re(weekPre + `\b` + dayNum + `\s+(?:of\s+)?(` + monthAlt + `)\b\.?(?:,?\s+` + yearNum + `\b)?`), func(r *dateReader, m []string) bool { return r.oneDay(m[1], m[4], m[3], m[2]) }},
+	{aMonth | aDigit, re(`\b(between\s+|from\s+)?(` + monthAlt + `)\.?\s+` + dayNum + `(?:,?\s+` + yearNum + `)?` + rangeTo + `(?:(` + monthAlt + `)\.?\s+)?` + dayNum + `\b(?:,?\s+` + yearNum + `\b)?`), monthDayRange},
+	{aMonth | aDigit, re(`\b(between\s+|from\s+)?` + dayNum + `(?:\s+(?:of\s+)?(` + monthAlt + `)\.?(?:,?\s+` + yearNum + `)?)?` + rangeTo + dayNum + `\s+(?:of\s+)?(` + monthAlt + `)\b\.?(?:,?\s+` + yearNum + `\b)?`), dayMonthRange},
+	{aMonth | aDigit, re(weekPre + `\b(` + monthAlt + `)\.?\s+` + dayNum + `\b(?:,?\s+` + yearNum + `\b)?`), func(r *dateReader, m []string) bool { return r.oneDay(m[1], m[4], m[2], m[3]) }},
+	{aMonth | aDigit, re(weekPre + `\b` + dayNum + `\s+(?:of\s+)?(` + monthAlt + `)\b\.?(?:,?\s+` + yearNum + `\b)?`), func(r *dateReader, m []string) bool { return r.oneDay(m[1], m[4], m[3], m[2]) }},
 	{aMonth | aPeriod, re(`\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)(?:\s+full)?\s+week\s+(?:of|in)\s+(` + monthAlt + `)\b\.?(?:,?\s+` + yearNum + `\b)?`), weekOfMonth},
 	{aYear | aPeriod, re(`\b(first|last)(?:\s+full)?\s+week\s+(?:of|in)\s+(?:the\s+year\s+)?` + yearNum + `\b`), weekOfYear},
 	{aMonth | aYear, re(`(\b(?:early|mid|late)[-\s]*|\b(?:the\s+)?(?:end|start|beginning|middle)\s+of\s+)?\b(` + monthAlt + `)\.?,?\s+(?:of\s+)?` + yearNum + `\b`), monthYear},
@@ -200,10 +242,10 @@ var dateRules = []dateRule{
 	{aDay, re(`\b(?:today|tonight)\b`), relDays(0)},
 	{aDay, re(`\btomorrow\b`), relDays(1)},
 	{aAgo, re(`\b` + countNum + `\s+(day|week|month|year)s?\s+(?:ago|earlier)\b`), ago},
-	{aPeriod, re(`\b(last|this|next|past|coming)\s+(week|weekend|month|year)\b`), relPeriod},
-	{aWeekday, re(`\b(last|this|next|coming)\s+` + weekday + `\b`), relWeekday},
-	{aSeason, re(`\b(last|this|next|coming)\s+` + season + `\b`), relSeason},
-	{aMonth, re(`\b(last|this|next|coming)\s+(` + fullMon + `)\b`), relMonth},
+	{aPeriod | aRel, re(`\b(last|this|next|past|coming)\s+(week|weekend|month|year)\b`), relPeriod},
+	{aWeekday | aRel, re(`\b(last|this|next|coming)\s+` + weekday + `\b`), relWeekday},
+	{aSeason | aRel, re(`\b(last|this|next|coming)\s+` + season + `\b`), relSeason},
+	{aMonth | aRel, re(`\b(last|this|next|coming)\s+(` + fullMon + `)\b`), relMonth},
 	{aSeason, re(`\b(?:(early|mid|late)[-\s]*|(?:in|during|since|until|till|by|throughout|before|after|over|the|of)\s+(?:the\s+)?)` + season + `\b`), seasonAlone},
 	{aMonth, re(`\b(?:(early|mid|late)[-\s]*|(?:in|during|since|until|till|by|throughout|before|after|over|of)\s+(?:the\s+month\s+of\s+)?)(` + fullMon + `)\b`), monthAlone},
 	{aYear, re(`(^|[^-./:#\w])` + yearNum + `\b`), func(r *dateReader, m []string) bool { return r.year(m[2]) }},
@@ -267,7 +309,8 @@ func (r *dateReader) yearFor(m time.Month, d int) int {
 	return best
 }
 
-// days hands the sink the days from..to, or the prefix's week around from.
+// dayOrWeek hands the sink the day t, or the week of, before or after it
+// that the prefix names.
 func (r *dateReader) dayOrWeek(prefix string, t time.Time) {
 	switch p := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(prefix), "the")); {
 	case strings.HasSuffix(p, "before"):

@@ -92,8 +92,10 @@ type dateSink struct {
 	out         []string
 }
 
+func (s *dateSink) full() bool { return s.max > 0 && len(s.out) >= s.max }
+
 func (s *dateSink) add(tok string) {
-	if s.seen[tok] || s.max > 0 && len(s.out) >= s.max {
+	if s.seen[tok] || s.full() {
 		return
 	}
 	if s.seen == nil {

@@ -140,6 +140,15 @@ func TestMentionTokens(t *testing.T) {
 			}
 		})
 	}
+	t.Run("text made of anchors is read only so far", func(t *testing.T) {
+		text := strings.Repeat("may ", 2*maxDateScan) + "on 2023-05-07"
+		if got := mentionTokens("typed", "", text); len(got) != 0 {
+			t.Errorf("mentionTokens read %v past %d bytes of anchors", got, maxDateScan)
+		}
+		if got := mentionTokens("typed", "", strings.Repeat("may ", 8)+"on 2023-05-07"); len(got) == 0 {
+			t.Error("mentionTokens missed a date after a few anchors")
+		}
+	})
 	t.Run("many dates stop at the limit", func(t *testing.T) {
 		var b strings.Builder
 		for d := 1; d <= 28; d++ {
@@ -186,6 +195,12 @@ func datedWorkspace(t *testing.T, files map[string]string) *layout.Workspace {
 		all[n] = s
 	}
 	return exactWorkspace(t, all)
+}
+
+// bm25Paths returns the paths of a BM25-only search, recency pass off.
+func bm25Paths(t *testing.T, ix *Index, query string) []string {
+	t.Helper()
+	return paths(runSearch(t, ix, Query{Text: query, Mode: ModeBM25, RecencyDepth: -1}))
 }
 
 func daily(date, heading, text string) string {
@@ -235,7 +250,7 @@ func TestDatePhrasingsFindTheirDays(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := paths(runSearch(t, ix, Query{Text: tt.query, Mode: ModeBM25, RecencyDepth: -1}))
+			got := bm25Paths(t, ix, tt.query)
 			if len(got) == 0 || got[0] != "beacon/memory/"+tt.want {
 				t.Errorf("hits %v, want %s first", got, tt.want)
 			}

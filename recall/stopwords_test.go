@@ -93,7 +93,7 @@ func TestCompoundsMeet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := paths(runSearch(t, ix, Query{Text: tt.query, Mode: ModeBM25, RecencyDepth: -1}))
+			got := bm25Paths(t, ix, tt.query)
 			if !contains(got, "beacon/memory/"+tt.want) {
 				t.Errorf("hits %v, want %s", got, tt.want)
 			}
