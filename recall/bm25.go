@@ -14,8 +14,10 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	"github.com/blevesearch/bleve/v2/analysis/token/stop"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/whitespace"
+	"github.com/blevesearch/bleve/v2/analysis/tokenmap"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
@@ -23,7 +25,8 @@ import (
 
 // The analyzer for English-ish text: bleve's "en" chain (possessives,
 // lower case, stop words, Porter stemming) after folding accents, so that
-// "café" and "cafe" meet.
+// "café" and "cafe" meet, with negations and quantifiers kept (see
+// stopwords.go).
 const enFolded = "tmem_en"
 
 // The analyzer for the date tokens (see dates.go).
@@ -49,12 +52,18 @@ var lenFields = []string{fText, fName, fDesc, fHead, fCJK, fWhen, fIdent, fPairs
 func indexMapping() (mapping.IndexMapping, error) {
 	im := bleve.NewIndexMapping()
 	im.ScoringModel = bindex.BM25Scoring
-	err := im.AddCustomAnalyzer(enFolded, map[string]interface{}{
-		"type":          "custom",
-		"char_filters":  []string{asciifolding.Name},
-		"tokenizer":     unicode.Name,
-		"token_filters": []string{en.PossessiveName, lowercase.Name, en.StopName, porter.Name},
-	})
+	err := im.AddCustomTokenMap(stopWordsMap, map[string]interface{}{"type": tokenmap.Name, "tokens": stopWords()})
+	if err == nil {
+		err = im.AddCustomTokenFilter(stopFilter, map[string]interface{}{"type": stop.Name, "stop_token_map": stopWordsMap})
+	}
+	if err == nil {
+		err = im.AddCustomAnalyzer(enFolded, map[string]interface{}{
+			"type":          "custom",
+			"char_filters":  []string{asciifolding.Name},
+			"tokenizer":     unicode.Name,
+			"token_filters": []string{en.PossessiveName, lowercase.Name, notFilter, stopFilter, porter.Name},
+		})
+	}
 	if err == nil {
 		err = im.AddCustomAnalyzer(whenAnalyzer, map[string]interface{}{
 			"type":      "custom",
@@ -105,15 +114,16 @@ func bleveDoc(c Chunk) (map[string]interface{}, fieldLens, error) {
 	}
 	byField := map[string][]string{}
 	var ps []string
-	for _, f := range []struct{ name, text string }{{fText, c.Text}, {fName, c.Name}, {fDesc, c.Description}, {fHead, c.Heading}} {
+	heading := headingWords(c.Heading)
+	for _, f := range []struct{ name, text string }{{fText, c.Text}, {fName, c.Name}, {fDesc, c.Description}, {fHead, heading}} {
 		byField[f.name] = terms(a.en, f.text)
 		ps = append(ps, pairs(byField[f.name])...)
 	}
 	all := c.Name + " " + c.Description + " " + c.Heading + " " + c.Text
 	cjkText := cjkOnly(all)
-	when := whenTokens(dateKind(c), c.Date)
 	byField[fCJK] = terms(a.cjk, cjkText)
-	byField[fWhen] = strings.Fields(when)
+	byField[fWhen] = distinct(append(strings.Fields(whenTokens(dateKind(c), c.Date)), mentionTokens(dateKind(c), c.Date, c.Heading+"\n"+c.Text)...))
+	when := strings.Join(byField[fWhen], " ")
 	byField[fIdent] = identTokens(all)
 	byField[fPairs] = ps
 	lens := make(fieldLens, len(lenFields))
@@ -124,7 +134,7 @@ func bleveDoc(c Chunk) (map[string]interface{}, fieldLens, error) {
 		fText:  c.Text,
 		fName:  c.Name,
 		fDesc:  c.Description,
-		fHead:  c.Heading,
+		fHead:  heading,
 		fCJK:   cjkText,
 		fWhen:  when,
 		fIdent: strings.Join(byField[fIdent], " "),

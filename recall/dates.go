@@ -16,13 +16,20 @@ import (
 // uses:
 //
 //	d20260603  a day     w2026w23  an ISO week     m202606  a month
+//	y2026      a year    mo06      June of any year
 //
-// A daily or dated memory gets its day, week and month; a weekly summary
-// its week and each of its seven days and their months; a monthly summary
-// its month.
+// A daily or dated memory gets its day, week, month and year; a weekly
+// summary its week and each of its seven days and their months; a monthly
+// summary its month. Each also gets its months of no year, for "in June"
+// asked without one. The dates a chunk's text names are added too
+// (mentionTokens), "last Friday" counted from the entry's own day.
 
 func dayToken(t time.Time) string   { return "d" + t.Format("20060102") }
 func monthToken(t time.Time) string { return "m" + t.Format("200601") }
+func yearToken(y int) string        { return "y" + strconv.Itoa(y) }
+func monthOfYearToken(m time.Month) string {
+	return fmt.Sprintf("mo%02d", int(m))
+}
 func weekToken(t time.Time) string {
 	w := layout.WeekOf(t)
 	return fmt.Sprintf("w%04dw%02d", w.Year, w.Num)
@@ -34,152 +41,143 @@ func whenTokens(kind, date string) string {
 	if t.IsZero() {
 		return ""
 	}
-	var out []string
-	add := func(s string) {
-		for _, x := range out {
-			if x == s {
-				return
-			}
-		}
-		out = append(out, s)
+	var s dateSink
+	var months []time.Time
+	month := func(d time.Time) {
+		s.add(monthToken(d))
+		months = append(months, d)
 	}
 	switch kind {
 	case "weekly":
 		start := layout.WeekOf(t).Start()
-		add(weekToken(start))
+		s.add(weekToken(start))
 		for i := 0; i < 7; i++ {
 			d := start.AddDate(0, 0, i)
-			add(dayToken(d))
-			add(monthToken(d))
+			s.add(dayToken(d))
+			month(d)
 		}
 	case "monthly":
-		add(monthToken(t))
+		month(t)
 	default:
-		add(dayToken(t))
-		add(weekToken(t))
-		add(monthToken(t))
+		s.add(dayToken(t))
+		s.add(weekToken(t))
+		month(t)
 	}
-	return strings.Join(out, " ")
+	for _, m := range months {
+		s.add(monthOfYearToken(m.Month()))
+		s.year(m.Year())
+	}
+	return strings.Join(s.out, " ")
 }
 
-var (
-	months = map[string]time.Month{}
-	isoDay = regexp.MustCompile(`(?i)(\bweek (?:before|after|of) )?\b(\d{4})-(\d{2})-(\d{2})\b`)
-	isoWk  = regexp.MustCompile(`(?i)\b(\d{4})-w(\d{1,2})\b`)
-	numWk  = regexp.MustCompile(`(?i)\bweek (\d{1,2})(?:,| of| in)? (\d{4})\b`)
-	named  = regexp.MustCompile(`(?i)(\bweek (?:before|after) )?\b(christmas|new year'?s?(?: day| eve)?)(?: day)? (\d{4})\b`)
-	monthY *regexp.Regexp
-)
+// headingDate is a date stamp in a breadcrumb: a daily's or summary's
+// title (2026-06-03, 2026-W23, 2026-06) or an entry's heading.
+var headingDate = regexp.MustCompile(`\b\d{4}-(?:\d{2}-\d{2}|[wW]\d{2}|\d{2})\b`)
 
-func init() {
-	var alts []string
-	for m := time.January; m <= time.December; m++ {
-		full := strings.ToLower(m.String())
-		months[full] = m
-		months[full[:3]] = m
-		alts = append(alts, full, full[:3])
+// headingWords is a heading as its words are indexed: without date
+// stamps, which the chunk's date tokens stand for. Read as words, the year
+// of every heading would count for every chunk of that year, on top of
+// its date.
+func headingWords(h string) string {
+	return headingDate.ReplaceAllString(h, " ")
+}
+
+// dateSink collects the date tokens of what a dateReader finds, each
+// once. A query's week asks for the week and each of its days (a daily
+// holds its day); a chunk's mention of a week is the week alone.
+type dateSink struct {
+	expandWeeks bool
+	max         int // stop adding past this many tokens; 0 means no limit
+	seen        map[string]bool
+	out         []string
+}
+
+func (s *dateSink) full() bool { return s.max > 0 && len(s.out) >= s.max }
+
+func (s *dateSink) add(tok string) {
+	if s.seen[tok] || s.full() {
+		return
 	}
-	months["sept"] = time.September
-	alts = append(alts, "sept")
-	monthY = regexp.MustCompile(`(?i)(\b(?:first|1st)(?: full)? week of |\blast week of |\bearly |\bmid[- ]?|\blate |\bend of |\bstart of |\bbeginning of )?\b(` + strings.Join(alts, "|") + `)\.? (\d{4})\b`)
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	s.seen[tok] = true
+	s.out = append(s.out, tok)
+}
+
+func (s *dateSink) week(t time.Time) {
+	s.add(weekToken(t))
+	if s.expandWeeks {
+		start := layout.WeekOf(t).Start()
+		for i := 0; i < 7; i++ {
+			s.add(dayToken(start.AddDate(0, 0, i)))
+		}
+	}
+}
+
+// maxRangeDays is the longest range asked for day by day; a longer one
+// is asked for by its months.
+const maxRangeDays = 62
+
+// days adds the days from..to, or their months when there are too many.
+func (s *dateSink) days(from, to time.Time) {
+	if to.Sub(from) > maxRangeDays*24*time.Hour {
+		for t := utcDay(from.Year(), from.Month(), 1); !t.After(to); t = t.AddDate(0, 1, 0) {
+			s.month(t.Year(), t.Month())
+		}
+		return
+	}
+	for t := from; !t.After(to); t = t.AddDate(0, 0, 1) {
+		s.add(dayToken(t))
+	}
+}
+
+func (s *dateSink) month(y int, m time.Month) { s.add(monthToken(utcDay(y, m, 1))) }
+func (s *dateSink) year(y int)                { s.add(yearToken(y)) }
+
+// monthsOfYear adds the months from..to of no year, wrapping at December.
+func (s *dateSink) monthsOfYear(from, to time.Month) {
+	for m := from; ; m = wrapMonth(m + 1) {
+		s.add(monthOfYearToken(m))
+		if m == to {
+			return
+		}
+	}
 }
 
 // queryWhen finds dates in a query and returns the tokens that match
-// files covering them.
-func queryWhen(q string) []string {
-	var out []string
-	seen := map[string]bool{}
-	add := func(s string) {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
+// chunks covering them; now completes phrases that leave out the year or
+// are relative ("last Friday"), and may be zero.
+func queryWhen(q string, now time.Time) []string {
+	s := &dateSink{expandWeeks: true}
+	r := dateReader{ref: dayOf(now), past: true, sink: s}
+	r.read(q)
+	return s.out
+}
+
+// maxMentions bounds the date tokens a chunk's text adds, so a list of
+// dates cannot outweigh the chunk's own.
+const maxMentions = 16
+
+// mentionTokens are the date tokens of the dates a chunk's text names.
+// Relative phrases count from the chunk's date when that is a day (a
+// daily's entry, a dated memory), and are skipped in a summary, whose
+// date is its period's start.
+func mentionTokens(kind, date, text string) []string {
+	ref := dateOf(date)
+	if kind == "weekly" || kind == "monthly" {
+		ref = time.Time{}
 	}
-	addWeek := func(t time.Time) {
-		add(weekToken(t))
-		start := layout.WeekOf(t).Start()
-		for i := 0; i < 7; i++ {
-			add(dayToken(start.AddDate(0, 0, i)))
-		}
+	s := &dateSink{max: maxMentions}
+	r := dateReader{ref: ref, sink: s}
+	r.read(text)
+	return s.out
+}
+
+// dayOf is t's calendar day, as midnight UTC; zero stays zero.
+func dayOf(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
 	}
-	addDay := func(prefix string, t time.Time) {
-		switch p := strings.ToLower(strings.TrimSpace(prefix)); {
-		case strings.HasSuffix(p, "before"):
-			addWeek(t.AddDate(0, 0, -7))
-		case strings.HasSuffix(p, "after"):
-			addWeek(t.AddDate(0, 0, 7))
-		case strings.HasSuffix(p, "of"):
-			addWeek(t)
-		default:
-			add(dayToken(t))
-		}
-	}
-	for _, m := range isoDay.FindAllStringSubmatch(q, -1) {
-		if t, err := time.Parse(layout.DateLayout, m[2]+"-"+m[3]+"-"+m[4]); err == nil {
-			addDay(m[1], t)
-		}
-	}
-	week := func(y, n string) {
-		if yy, err := strconv.Atoi(y); err == nil {
-			if nn, err := strconv.Atoi(n); err == nil && nn >= 1 && nn <= layout.WeeksInYear(yy) {
-				addWeek(layout.Week{Year: yy, Num: nn}.Start())
-			}
-		}
-	}
-	for _, m := range isoWk.FindAllStringSubmatch(q, -1) {
-		week(m[1], m[2])
-	}
-	for _, m := range numWk.FindAllStringSubmatch(q, -1) {
-		week(m[2], m[1])
-	}
-	for _, m := range named.FindAllStringSubmatch(q, -1) {
-		y, err := strconv.Atoi(m[3])
-		if err != nil {
-			continue
-		}
-		t := time.Date(y, time.December, 25, 0, 0, 0, 0, time.UTC)
-		switch name := strings.ToLower(m[2]); {
-		case strings.Contains(name, "eve"):
-			t = time.Date(y, time.December, 31, 0, 0, 0, 0, time.UTC)
-		case strings.HasPrefix(name, "new year"):
-			t = time.Date(y, time.January, 1, 0, 0, 0, 0, time.UTC)
-		}
-		addDay(m[1], t)
-	}
-	for _, m := range monthY.FindAllStringSubmatch(q, -1) {
-		mon, ok := months[strings.ToLower(m[2])]
-		y, err := strconv.Atoi(m[3])
-		if !ok || err != nil {
-			continue
-		}
-		first := time.Date(y, mon, 1, 0, 0, 0, 0, time.UTC)
-		last := first.AddDate(0, 1, -1)
-		add(monthToken(first))
-		days := func(from, to int) {
-			for d := from; d <= to && d <= last.Day(); d++ {
-				add(dayToken(time.Date(y, mon, d, 0, 0, 0, 0, time.UTC)))
-			}
-		}
-		switch p := strings.ToLower(strings.TrimSpace(m[1])); {
-		case strings.Contains(p, "first"):
-			monday := first
-			for monday.Weekday() != time.Monday {
-				monday = monday.AddDate(0, 0, 1)
-			}
-			addWeek(monday)
-		case strings.Contains(p, "last"):
-			monday := last
-			for monday.Weekday() != time.Monday {
-				monday = monday.AddDate(0, 0, -1)
-			}
-			addWeek(monday)
-		case p == "early" || p == "start of" || p == "beginning of":
-			days(1, 10)
-		case strings.HasPrefix(p, "mid"):
-			days(11, 20)
-		case p == "late" || p == "end of":
-			days(21, 31)
-		}
-	}
-	return out
+	return utcDay(t.Year(), t.Month(), t.Day())
 }

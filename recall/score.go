@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	bindex "github.com/blevesearch/bleve_index_api"
@@ -45,25 +46,27 @@ const (
 	whenBoost  = 2.0
 )
 
-// queryGroups analyses a query into its term groups.
-func queryGroups(text string) ([]termGroup, error) {
+// queryGroups analyses a query into its term groups; now completes the
+// dates it names (see queryWhen).
+func queryGroups(text string, now time.Time) ([]termGroup, error) {
 	a, err := analyzers()
 	if err != nil {
 		return nil, err
 	}
 	ws := terms(a.en, text)
-	gs := []termGroup{{terms: distinct(ws), fields: []string{fText, fName, fDesc, fHead}, weights: wordWeights, boost: 1}}
+	joined, split := a.compounds(text)
+	gs := []termGroup{{terms: distinct(append(ws, joined...)), fields: []string{fText, fName, fDesc, fHead}, weights: wordWeights, boost: 1}}
 	add := func(ts []string, field string, boost float64) {
 		if len(ts) > 0 {
 			gs = append(gs, termGroup{terms: distinct(ts), fields: []string{field}, weights: []float64{1}, boost: boost})
 		}
 	}
 	add(identTokens(text), fIdent, identBoost)
-	add(pairs(ws), fPairs, pairsBoost)
+	add(append(pairs(ws), split...), fPairs, pairsBoost)
 	if c := cjkOnly(text); c != "" {
 		add(terms(a.cjk, c), fCJK, 1)
 	}
-	add(queryWhen(text), fWhen, whenBoost)
+	add(queryWhen(text, now), fWhen, whenBoost)
 	return gs, nil
 }
 
@@ -121,8 +124,8 @@ var postingsPool, accumulatorPool sync.Pool
 // returns the best n, best first. The statistics (chunk count, document
 // frequencies, average field lengths) are those of all scopes together,
 // so scores compare across them.
-func bm25Search(ctx context.Context, scopes []*scope, text string, n int) ([]scored, error) {
-	groups, err := queryGroups(text)
+func bm25Search(ctx context.Context, scopes []*scope, text string, now time.Time, n int) ([]scored, error) {
+	groups, err := queryGroups(text, now)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/tmemhq/tmem/layout"
 )
@@ -16,7 +17,7 @@ type refChunk map[string][]string
 // rather than bleve's postings, norms and the manifest's statistics.
 func refScore(t *testing.T, corpus map[string]refChunk, query string) map[string]float64 {
 	t.Helper()
-	groups, err := queryGroups(query)
+	groups, err := queryGroups(query, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func refCorpus(t *testing.T, ws *layout.Workspace) map[string]refChunk {
 			t.Fatalf("%s: %d chunks, %v; the corpus wants one each", f.Path, len(chunks), err)
 		}
 		c := chunks[0]
-		rc := refChunk{fText: terms(a.en, c.Text), fName: terms(a.en, c.Name), fDesc: terms(a.en, c.Description), fHead: terms(a.en, c.Heading)}
+		rc := refChunk{fText: terms(a.en, c.Text), fName: terms(a.en, c.Name), fDesc: terms(a.en, c.Description), fHead: terms(a.en, headingWords(c.Heading))}
 		for _, x := range []string{fText, fName, fDesc, fHead} {
 			rc[fPairs] = append(rc[fPairs], pairs(rc[x])...)
 		}

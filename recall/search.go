@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	bindex "github.com/blevesearch/bleve_index_api"
 )
@@ -258,7 +259,7 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 	r := ix.rank
 	cand := max(r.Candidates, 2*k)
 	metas := map[string]Chunk{}
-	bm, vec, err := rankLists(ctx, scopes, strings.TrimSpace(q.Text), mode, qv, cand)
+	bm, vec, err := rankLists(ctx, scopes, strings.TrimSpace(q.Text), ix.now(), mode, qv, cand)
 	if err != nil {
 		return nil, err
 	}
@@ -313,7 +314,7 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 // rankLists returns the best n chunks of the scopes by BM25 (unless mode
 // is ModeVector) and by similarity to qv (when it is not nil). The two
 // lists are made at once: neither needs the other.
-func rankLists(ctx context.Context, scopes []*scope, text, mode string, qv []float32, n int) (bm, vec []scored, err error) {
+func rankLists(ctx context.Context, scopes []*scope, text string, now time.Time, mode string, qv []float32, n int) (bm, vec []scored, err error) {
 	var wg sync.WaitGroup
 	var verr error
 	if qv != nil {
@@ -333,7 +334,7 @@ func rankLists(ctx context.Context, scopes []*scope, text, mode string, qv []flo
 		}()
 	}
 	if text != "" && mode != ModeVector {
-		if bm, err = bm25Search(ctx, scopes, text, n); err != nil {
+		if bm, err = bm25Search(ctx, scopes, text, now, n); err != nil {
 			err = fmt.Errorf("search %q: %w", text, err)
 		}
 	}

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"errors"
 	"strings"
 	"sync"
 	"unicode"
@@ -20,10 +21,68 @@ var analyzers = sync.OnceValues(func() (*analyzerSet, error) {
 		return nil, err
 	}
 	impl := im.(*mapping.IndexMappingImpl)
-	return &analyzerSet{en: impl.AnalyzerNamed(enFolded), cjk: impl.AnalyzerNamed(cjk.AnalyzerName)}, nil
+	en, ok := impl.AnalyzerNamed(enFolded).(*analysis.DefaultAnalyzer)
+	if !ok || len(en.TokenFilters) == 0 {
+		return nil, errors.New("index mapping: the English analyzer is not a filter chain")
+	}
+	last := len(en.TokenFilters) - 1
+	unstemmed := &analysis.DefaultAnalyzer{CharFilters: en.CharFilters, Tokenizer: en.Tokenizer, TokenFilters: en.TokenFilters[:last]}
+	return &analyzerSet{en: en, cjk: impl.AnalyzerNamed(cjk.AnalyzerName), unstemmed: unstemmed, stem: en.TokenFilters[last]}, nil
 })
 
-type analyzerSet struct{ en, cjk analysis.Analyzer }
+// analyzerSet holds the analyzers, and the English one in two steps: up
+// to the stemmer, then the stemmer, for words joined before stemming.
+type analyzerSet struct {
+	en, cjk   analysis.Analyzer
+	unstemmed *analysis.DefaultAnalyzer
+	stem      analysis.TokenFilter
+}
+
+func (a *analyzerSet) stemOf(w string) string {
+	return string(a.stem.Filter(analysis.TokenStream{{Term: []byte(w)}})[0].Term)
+}
+
+// compounds returns what a query's words are when written the other way:
+// two neighbouring words joined ("ice cream" also asks for "icecream", "e-mail"
+// for "email"), and each way of splitting a longer word in two, as a word
+// pair ("icecream" also asks for the pair "ice cream"). A chunk holds a
+// pair only where it wrote the two words, so a split that is no compound
+// finds nothing.
+func (a *analyzerSet) compounds(text string) (joined, split []string) {
+	folded := []byte(text)
+	for _, f := range a.unstemmed.CharFilters {
+		folded = f.Filter(folded)
+	}
+	ts := a.unstemmed.Analyze([]byte(text))
+	for i, t := range ts {
+		w := string(t.Term)
+		if !isLetters(w) {
+			continue
+		}
+		if i > 0 && ts[i-1].Position == t.Position-1 && isLetters(string(ts[i-1].Term)) {
+			joined = append(joined, a.stemOf(string(ts[i-1].Term)+w))
+		}
+		if t.Start < len(folded) && folded[t.Start] >= 'A' && folded[t.Start] <= 'Z' {
+			continue // a name, not a compound: "Melanie" is no "mel" and "anie"
+		}
+		for j := 1; len(w) >= minCompound && j <= len(w)-3; j++ {
+			split = append(split, a.stemOf(w[:j])+"\x1f"+a.stemOf(w[j:]))
+		}
+	}
+	return joined, split
+}
+
+// minCompound is the shortest word tried as two ("email").
+const minCompound = 5
+
+func isLetters(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] < 'a' || w[i] > 'z' {
+			return false
+		}
+	}
+	return w != ""
+}
 
 // terms returns the analysed terms of s, in order.
 func terms(a analysis.Analyzer, s string) []string {

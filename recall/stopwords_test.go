@@ -1,0 +1,110 @@
+package recall
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestEnglishTerms(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{"contraction of not", "Melanie won't go", []string{"melani", "not", "go"}},
+		{"not written out", "she will not go", []string{"will", "not", "go"}},
+		{"curly apostrophe", "it didn’t work", []string{"not", "work"}},
+		{"cannot", "we cannot ship", []string{"not", "ship"}},
+		{"no and never", "no tests, never again", []string{"no", "test", "never"}},
+		{"quantifiers", "both kids and only some friends", []string{"both", "kid", "onli", "some", "friend"}},
+		{"other stop words still go", "the cat is on the mat", []string{"cat", "mat"}},
+	}
+	a, err := analyzers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := terms(a.en, tt.in); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("terms(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+	t.Run("CJK text keeps its own analyzer", func(t *testing.T) {
+		if got, want := terms(a.cjk, "東京タワー"), []string{"東京", "京タ", "タワ", "ワー"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("cjk terms = %q, want %q", got, want)
+		}
+	})
+}
+
+func TestCompounds(t *testing.T) {
+	tests := []struct {
+		name, in    string
+		joined      []string
+		split, none []string
+	}{
+		{"two words joined", "ice cream", []string{"icecream"}, nil, nil},
+		{"hyphenated", "an e-mail", []string{"email"}, nil, nil},
+		{"one word split, parts stemmed", "icecream", nil, []string{"ic\x1fcream", "icec\x1fream"}, nil},
+		{"a short word split", "email", nil, []string{"e\x1fmail"}, nil},
+		{"a name is not split", "Melanie", nil, nil, []string{"mel\x1fani"}},
+		{"numbers are not joined", "v1 7", nil, nil, []string{"v17"}},
+		{"words apart are not joined", "ice and cream", nil, nil, []string{"icecream"}},
+	}
+	a, err := analyzers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			joined, split := a.compounds(tt.in)
+			got := map[string]bool{}
+			for _, x := range append(joined, split...) {
+				got[x] = true
+			}
+			for _, w := range append(tt.joined, tt.split...) {
+				if !got[w] {
+					t.Errorf("compounds(%q) = %q, %q: want %q", tt.in, joined, split, w)
+				}
+			}
+			for _, n := range tt.none {
+				if got[n] {
+					t.Errorf("compounds(%q) = %q, %q: must not hold %q", tt.in, joined, split, n)
+				}
+			}
+		})
+	}
+}
+
+// TestCompoundsMeet asks for a compound written one way and finds the
+// line that writes it the other way, above a line that shares a part.
+func TestCompoundsMeet(t *testing.T) {
+	ws := exactWorkspace(t, map[string]string{
+		"2025-06-10.md": daily("2025-06-10", "Dinner", "We had icecream after dinner."),
+		"2025-06-11.md": daily("2025-06-11", "Dinner", "We had ice cream after dinner."),
+		"2025-06-12.md": daily("2025-06-12", "Mail", "Sent an e-mail to the landlord."),
+		"2025-06-13.md": daily("2025-06-13", "Dairy", "Bought cream and milk."),
+		"2025-06-14.md": daily("2025-06-14", "Post", "The mail came late."),
+	})
+	ix, _ := openIndex(t, ws, Options{})
+	tests := []struct{ name, query, want string }{
+		{"two words find one", "where did we eat ice cream", "2025-06-10.md"},
+		{"one word finds two", "icecream", "2025-06-11.md"},
+		{"one word finds the hyphenated", "when did I send the email", "2025-06-12.md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := bm25Paths(t, ix, tt.query)
+			if !contains(got, "beacon/memory/"+tt.want) {
+				t.Errorf("hits %v, want %s", got, tt.want)
+			}
+			for _, p := range got {
+				if p == "beacon/memory/"+tt.want {
+					break
+				}
+				if p == "beacon/memory/2025-06-13.md" || p == "beacon/memory/2025-06-14.md" {
+					t.Errorf("hits %v: %s shares only a part, yet ranks above %s", got, p, tt.want)
+				}
+			}
+		})
+	}
+}
