@@ -115,6 +115,7 @@ type builder struct {
 	warnFn  func(string)
 	// todayLeftOut is why today's log, which exists, is not in the stack.
 	todayLeftOut string
+	noRecall     block // counted once, when first needed
 }
 
 // Build assembles the prompt stack of one teammate for one task:
@@ -203,6 +204,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 
 	var doc strings.Builder
 	m := b.man
+	parts := make([]block, len(secs))
 	for i := range secs {
 		s := &secs[i]
 		if i == len(secs)-1 {
@@ -217,6 +219,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		}
 		s.Offset, s.Bytes = doc.Len(), len(s.text)
 		doc.WriteString(s.text)
+		parts[i] = block{s.text, s.Tokens}
 		m.Sections = append(m.Sections, s.Section)
 	}
 	b.noteRedactions()
@@ -226,9 +229,8 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		bu.Exceeded, bu.ExceededBy = true, bu.Used-bu.Total
 		b.warn(fmt.Sprintf("budget exceeded by %d tokens: today's log alone takes %d of the %d-token budget, and it is always included whole", bu.ExceededBy, bu.DailiesUsed, bu.Total))
 	}
-	text := doc.String()
-	m.TotalTokens = tok.Count(text)
-	return &Result{Text: text, Manifest: *m}, nil
+	m.TotalTokens = countJoined(tok, parts)
+	return &Result{Text: doc.String(), Manifest: *m}, nil
 }
 
 // zoneName names t's zone: its IANA name when it has one, else its

@@ -130,6 +130,9 @@ func checkInvariants(t *testing.T, r *Result, tok Tokenizer) {
 	if sum != m.TotalTokens && (tok.Name() != Chars4 || sum < m.TotalTokens) {
 		t.Errorf("sections add up to %d tokens, the document counts %d", sum, m.TotalTokens)
 	}
+	if n := tok.Count(r.Text); n != m.TotalTokens {
+		t.Errorf("the manifest says the document has %d tokens, counted %d", m.TotalTokens, n)
+	}
 	if off != len(r.Text) {
 		t.Errorf("sections cover %d bytes of %d", off, len(r.Text))
 	}

@@ -92,6 +92,35 @@ const (
 
 func (b *bpeCounter) Name() string { return b.name }
 
+func (b *bpeCounter) splitsBetween(left, right string) bool { return b.enc.SplitsBetween(left, right) }
+
+// splitter is a Tokenizer whose count of left+right is the count of left
+// plus the count of right whenever splitsBetween says so.
+type splitter interface {
+	splitsBetween(left, right string) bool
+}
+
+// countJoined returns tok's count of the concatenation of bs, given each
+// block's own count: their sum when tok splits the text at every join
+// (BPE splits at a line end followed by "#", "_" or a word, which is how
+// the blocks and sections of a stack meet), else a count of the joined
+// text. Either way it is the count of exactly that text, and each text
+// is read by the tokenizer once.
+func countJoined(tok Tokenizer, bs []block) int {
+	s, ok := tok.(splitter)
+	n, prev := 0, ""
+	for _, x := range bs {
+		if x.text == "" {
+			continue
+		}
+		if !ok || prev != "" && !s.splitsBetween(prev, x.text) {
+			return tok.Count(joinBlocks(bs))
+		}
+		n, prev = n+x.tokens, x.text
+	}
+	return n
+}
+
 func (b *bpeCounter) Count(text string) int {
 	if text == "" {
 		return 0
