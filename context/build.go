@@ -105,6 +105,7 @@ type section struct {
 type builder struct {
 	ws      *layout.Workspace
 	mate    layout.Teammate
+	mates   []layout.Teammate // every teammate, for the roster
 	now     time.Time
 	tok     Tokenizer
 	prefix  string // shown before workspace-relative paths: ".teammates/"
@@ -144,7 +145,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 			return nil, err
 		}
 	}
-	mate, err := ws.Teammate(opts.Teammate)
+	mates, mate, err := teammates(ws, opts.Teammate)
 	if err != nil {
 		return nil, fmt.Errorf("build context: %w", err)
 	}
@@ -157,7 +158,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		return nil, fmt.Errorf("build context for %s: %w", mate.Name, err)
 	}
 	b := &builder{
-		ws: ws, mate: mate, now: now, tok: tok, files: files, warnFn: opts.Warn,
+		ws: ws, mate: mate, mates: mates, now: now, tok: tok, files: files, warnFn: opts.Warn,
 		prefix: filepath.Base(ws.Root) + "/",
 		man: &Manifest{
 			Teammate: mate.Name, Now: now.Format(time.RFC3339), TimeZone: zoneName(now),
@@ -185,11 +186,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 	}
 	secs = append(secs, rec, dailies)
 	session := b.sessionSection()
-	roster, err := b.rosterSection()
-	if err != nil {
-		return nil, err
-	}
-	secs = append(secs, session, roster)
+	secs = append(secs, session, b.rosterSection())
 	for _, t := range []struct{ name, file, heading string }{
 		{SectionInstructions, templates.Instructions, "Memory updates"},
 		{SectionProtocol, templates.Protocol, "Output protocol"},
@@ -343,14 +340,31 @@ func (b *builder) sessionSection() section {
 	return s
 }
 
-// rosterSection lists every teammate with its role.
-func (b *builder) rosterSection() (section, error) {
-	mates, err := b.ws.Teammates()
+// teammates lists the workspace's teammates and finds name among them,
+// reading each SOUL.md once for both the check and the roster.
+func teammates(ws *layout.Workspace, name string) ([]layout.Teammate, layout.Teammate, error) {
+	all, err := ws.Teammates()
 	if err != nil {
-		return section{}, fmt.Errorf("build context: %w", err)
+		return nil, layout.Teammate{}, err
 	}
+	for _, t := range all {
+		if t.Name == name {
+			return all, t, nil
+		}
+	}
+	// Teammate says why name is none (or finds it, created meanwhile).
+	t, err := ws.Teammate(name)
+	if err != nil {
+		return nil, layout.Teammate{}, err
+	}
+	all, err = ws.Teammates()
+	return all, t, err
+}
+
+// rosterSection lists every teammate with its role.
+func (b *builder) rosterSection() section {
 	var lines, sources []string
-	for _, t := range mates {
+	for _, t := range b.mates {
 		l := "- **" + t.Name + "**"
 		if t.Name == b.mate.Name {
 			l += " (you)"
@@ -363,7 +377,7 @@ func (b *builder) rosterSection() (section, error) {
 		lines = append(lines, l)
 		sources = append(sources, t.Name+"/SOUL.md")
 	}
-	return newSection(SectionRoster, "Roster", strings.Join(lines, "\n"), sources...), nil
+	return newSection(SectionRoster, "Roster", strings.Join(lines, "\n"), sources...)
 }
 
 // templateSection renders a template, from the workspace's templates

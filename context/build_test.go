@@ -423,6 +423,7 @@ func TestBuildErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown teammate lists the known ones", Options{Teammate: "nobody", Now: fixedClock(exampleNow)}, `unknown teammate "nobody" (known: atlas, beacon, quill)`},
+		{"malformed teammate name", Options{Teammate: "../beacon", Now: fixedClock(exampleNow)}, `build context: teammate name "../beacon" contains '..'`},
 		{"no clock", Options{Teammate: "beacon"}, "no clock"},
 		{"budget too small", Options{Teammate: "beacon", Now: fixedClock(exampleNow), Budget: 100}, "below the minimum of 256"},
 	}
