@@ -152,8 +152,8 @@ func (r *recordingTokenizer) Count(text string) int {
 	return r.Tokenizer.Count(text)
 }
 
-func (r *recordingTokenizer) splitsBetween(left, right string) bool {
-	return r.Tokenizer.(splitter).splitsBetween(left, right)
+func (r *recordingTokenizer) SplitsBetween(left, right string) bool {
+	return r.Tokenizer.(Splitter).SplitsBetween(left, right)
 }
 
 // TestBuildCountsEachTextOnce checks that a build reads each piece of the

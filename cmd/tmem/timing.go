@@ -119,3 +119,10 @@ func (t timedTokenizer) Count(text string) int {
 	defer t.s.begin(stageTokens)()
 	return t.Tokenizer.Count(text)
 }
+
+// SplitsBetween passes tok's memctx.Splitter on, so that timing counts
+// what an untimed call counts.
+func (t timedTokenizer) SplitsBetween(left, right string) bool {
+	s, ok := t.Tokenizer.(memctx.Splitter)
+	return ok && s.SplitsBetween(left, right)
+}
