@@ -2,11 +2,11 @@ package compact
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tmemhq/tmem/internal/lazyregexp"
 	"github.com/tmemhq/tmem/internal/secrets"
 	"github.com/tmemhq/tmem/layout"
 )
@@ -190,7 +190,7 @@ func (pl *planner) appendFact(ub *unit, rel string, f fact) error {
 // freshPath names a new memory after the first content words of its fact,
 // adding words, then a number, until the name is free.
 func (pl *planner) freshPath(f fact) (string, error) {
-	ws := topicWords(redactedMark.ReplaceAllString(factText(f.text), " "))
+	ws := topicWords(redactedMark().ReplaceAllString(factText(f.text), " "))
 	if len(ws) == 0 {
 		ws = []string{"note"}
 	}
@@ -230,15 +230,15 @@ func factText(line string) string {
 			s = strings.TrimLeft(s[i+1:], "*_ ")
 		}
 	}
-	s = markTag.ReplaceAllString(s, "")
+	s = markTag().ReplaceAllString(s, "")
 	return strings.Join(strings.Fields(s), " ")
 }
 
 // redactedMark is how a redacted secret reads; its words never name a
 // file.
-var redactedMark = regexp.MustCompile(`\[REDACTED:[^\]]*\]`)
+var redactedMark = lazyregexp.New(`\[REDACTED:[^\]]*\]`)
 
-var markTag = regexp.MustCompile(`(?i)(^|\s)#(decision|lesson)\b`)
+var markTag = lazyregexp.New(`(?i)(^|\s)#(decision|lesson)\b`)
 
 // firstSentenceOr is the first sentence of s, or s when it has none that
 // can be quoted.

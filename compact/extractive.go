@@ -3,11 +3,11 @@ package compact
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/tmemhq/tmem/internal/lazyregexp"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -37,7 +37,7 @@ const (
 // full log is.
 const logPrefix = "Log: "
 
-var dayHeading = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})\b`)
+var dayHeading = lazyregexp.New(`^(\d{4}-\d{2}-\d{2})\b`)
 
 // Summarize implements Summarizer.
 func (e Extractive) Summarize(_ context.Context, req Request) (string, error) {
@@ -106,7 +106,7 @@ func existingSections(req Request) ([]section, error) {
 func docSections(d *layout.Doc, key string) []section {
 	var out []section
 	for _, en := range d.Entries {
-		if m := dayHeading.FindString(en.Heading); m != "" {
+		if m := dayHeading().FindString(en.Heading); m != "" {
 			out = append(out, section{Key: m, Day: true, Text: entryMarkdown(en)})
 			continue
 		}

@@ -3,11 +3,11 @@ package compact
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/tmemhq/tmem/internal/lazyregexp"
 	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/templates"
 )
@@ -37,14 +37,14 @@ func (c citation) archived() bool { return strings.HasPrefix(c.Path, layout.Arch
 func (c citation) file() string {
 	base := path.Base(c.Path)
 	if c.archived() {
-		if m := hashSuffix.FindStringSubmatchIndex(base); m != nil {
+		if m := hashSuffix().FindStringSubmatchIndex(base); m != nil {
 			base = base[:m[0]] + ".md"
 		}
 	}
 	return base
 }
 
-var hashSuffix = regexp.MustCompile(`\.[0-9a-f]{8}\.md$`)
+var hashSuffix = lazyregexp.New(`\.[0-9a-f]{8}\.md$`)
 
 func (c citation) String() string {
 	s := c.Path
@@ -60,8 +60,8 @@ func (c citation) String() string {
 const activeMark = " (active)"
 
 var (
-	sourcesLine = regexp.MustCompile(`(?m)^Sources:[ \t]*(.*?)[ \t]*$`)
-	textMarker  = regexp.MustCompile(`\s*<!-- tmem:text (sha256:[0-9a-f]{12}) -->$`)
+	sourcesLine = lazyregexp.New(`(?m)^Sources:[ \t]*(.*?)[ \t]*$`)
+	textMarker  = lazyregexp.New(`\s*<!-- tmem:text (sha256:[0-9a-f]{12}) -->$`)
 )
 
 // wisdomEntry is one "##" entry of WISDOM.md.
@@ -79,12 +79,12 @@ type wisdomEntry struct {
 
 func parseWisdomEntry(e layout.Entry) *wisdomEntry {
 	we := &wisdomEntry{Title: e.Heading, Text: e.Text, Start: e.Start, End: e.End}
-	m := sourcesLine.FindStringSubmatchIndex(e.Text)
+	m := sourcesLine().FindStringSubmatchIndex(e.Text)
 	if m == nil {
 		return we
 	}
 	list := e.Text[m[2]:m[3]]
-	if mk := textMarker.FindStringSubmatchIndex(list); mk != nil {
+	if mk := textMarker().FindStringSubmatchIndex(list); mk != nil {
 		hash := list[mk[2]:mk[3]]
 		list = list[:mk[0]]
 		we.Text = strings.TrimSpace(e.Text[:m[0]] + e.Text[m[1]:])

@@ -1,15 +1,16 @@
 package compact
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/tmemhq/tmem/internal/lazyregexp"
 )
 
 // minSupport is the share of a sentence's content words that must occur in
 // its sources for the sentence to count as supported by them.
 const minSupport = 0.5
 
-var sentenceSplit = regexp.MustCompile(`[.!?。！？]+(\s|$)|\n`)
+var sentenceSplit = lazyregexp.New(`[.!?。！？]+(\s|$)|\n`)
 
 // unsupported returns the sentences of a model's summary that its sources
 // do not support: fewer than half of their content words (stemmed, stop
@@ -30,7 +31,7 @@ func unsupported(req Request, out string) []string {
 		add(s.Label + " " + s.Text + " " + s.Where)
 	}
 	var bad []string
-	for _, s := range sentenceSplit.Split(out, -1) {
+	for _, s := range sentenceSplit().Split(out, -1) {
 		s = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(s), "#-*+>0123456789. "))
 		ws := words(s)
 		if len(ws) < 2 {

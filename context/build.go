@@ -114,6 +114,7 @@ type section struct {
 type builder struct {
 	ws      *layout.Workspace
 	mate    layout.Teammate
+	mates   []layout.Teammate // every teammate, for the roster
 	now     time.Time
 	tok     Tokenizer
 	prefix  string // shown before workspace-relative paths: ".teammates/"
@@ -124,6 +125,7 @@ type builder struct {
 	warnFn  func(string)
 	// todayLeftOut is why today's log, which exists, is not in the stack.
 	todayLeftOut string
+	noRecall     block // counted once, when first needed
 }
 
 // Build assembles the prompt stack of one teammate for one task:
@@ -152,7 +154,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 			return nil, err
 		}
 	}
-	mate, err := ws.Teammate(opts.Teammate)
+	mates, mate, err := teammates(ws, opts.Teammate)
 	if err != nil {
 		return nil, fmt.Errorf("build context: %w", err)
 	}
@@ -165,7 +167,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		return nil, fmt.Errorf("build context for %s: %w", mate.Name, err)
 	}
 	b := &builder{
-		ws: ws, mate: mate, now: now, tok: tok, files: files, warnFn: opts.Warn,
+		ws: ws, mate: mate, mates: mates, now: now, tok: tok, files: files, warnFn: opts.Warn,
 		prefix: filepath.Base(ws.Root) + "/",
 		man: &Manifest{
 			Teammate: mate.Name, Now: now.Format(time.RFC3339), TimeZone: zoneName(now),
@@ -193,11 +195,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 	}
 	secs = append(secs, rec, dailies)
 	session := b.sessionSection()
-	roster, err := b.rosterSection()
-	if err != nil {
-		return nil, err
-	}
-	secs = append(secs, session, roster)
+	secs = append(secs, session, b.rosterSection())
 	for _, t := range []struct{ name, file, heading string }{
 		{SectionInstructions, templates.Instructions, "Memory updates"},
 		{SectionProtocol, templates.Protocol, "Output protocol"},
@@ -212,6 +210,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 
 	var doc strings.Builder
 	m := b.man
+	parts := make([]block, len(secs))
 	for i := range secs {
 		s := &secs[i]
 		if i == len(secs)-1 {
@@ -226,6 +225,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		}
 		s.Offset, s.Bytes = doc.Len(), len(s.text)
 		doc.WriteString(s.text)
+		parts[i] = block{s.text, s.Tokens}
 		m.Sections = append(m.Sections, s.Section)
 	}
 	b.noteRedactions()
@@ -235,9 +235,8 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		bu.Exceeded, bu.ExceededBy = true, bu.Used-bu.Total
 		b.warn(fmt.Sprintf("budget exceeded by %d tokens: today's log alone takes %d of the %d-token budget, and it is always included whole", bu.ExceededBy, bu.DailiesUsed, bu.Total))
 	}
-	text := doc.String()
-	m.TotalTokens = tok.Count(text)
-	return &Result{Text: text, Manifest: *m}, nil
+	m.TotalTokens = countJoined(tok, parts)
+	return &Result{Text: doc.String(), Manifest: *m}, nil
 }
 
 // zoneName names t's zone: its IANA name when it has one, else its
@@ -350,14 +349,31 @@ func (b *builder) sessionSection() section {
 	return s
 }
 
-// rosterSection lists every teammate with its role.
-func (b *builder) rosterSection() (section, error) {
-	mates, err := b.ws.Teammates()
+// teammates lists the workspace's teammates and finds name among them,
+// reading each SOUL.md once for both the check and the roster.
+func teammates(ws *layout.Workspace, name string) ([]layout.Teammate, layout.Teammate, error) {
+	all, err := ws.Teammates()
 	if err != nil {
-		return section{}, fmt.Errorf("build context: %w", err)
+		return nil, layout.Teammate{}, err
 	}
+	for _, t := range all {
+		if t.Name == name {
+			return all, t, nil
+		}
+	}
+	// Teammate says why name is none (or finds it, created meanwhile).
+	t, err := ws.Teammate(name)
+	if err != nil {
+		return nil, layout.Teammate{}, err
+	}
+	all, err = ws.Teammates()
+	return all, t, err
+}
+
+// rosterSection lists every teammate with its role.
+func (b *builder) rosterSection() section {
 	var lines, sources []string
-	for _, t := range mates {
+	for _, t := range b.mates {
 		l := "- **" + t.Name + "**"
 		if t.Name == b.mate.Name {
 			l += " (you)"
@@ -370,7 +386,7 @@ func (b *builder) rosterSection() (section, error) {
 		lines = append(lines, l)
 		sources = append(sources, t.Name+"/SOUL.md")
 	}
-	return newSection(SectionRoster, "Roster", strings.Join(lines, "\n"), sources...), nil
+	return newSection(SectionRoster, "Roster", strings.Join(lines, "\n"), sources...)
 }
 
 // templateSection renders a template, from the workspace's templates

@@ -131,6 +131,9 @@ func checkInvariants(t *testing.T, r *Result, tok Tokenizer) {
 	if sum != m.TotalTokens && (tok.Name() != Chars4 || sum < m.TotalTokens) {
 		t.Errorf("sections add up to %d tokens, the document counts %d", sum, m.TotalTokens)
 	}
+	if n := tok.Count(r.Text); n != m.TotalTokens {
+		t.Errorf("the manifest says the document has %d tokens, counted %d", m.TotalTokens, n)
+	}
 	if off != len(r.Text) {
 		t.Errorf("sections cover %d bytes of %d", off, len(r.Text))
 	}
@@ -421,6 +424,7 @@ func TestBuildErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown teammate lists the known ones", Options{Teammate: "nobody", Now: fixedClock(exampleNow)}, `unknown teammate "nobody" (known: atlas, beacon, quill)`},
+		{"malformed teammate name", Options{Teammate: "../beacon", Now: fixedClock(exampleNow)}, `build context: teammate name "../beacon" contains '..'`},
 		{"no clock", Options{Teammate: "beacon"}, "no clock"},
 		{"budget too small", Options{Teammate: "beacon", Now: fixedClock(exampleNow), Budget: 100}, "below the minimum of 256"},
 	}

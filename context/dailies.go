@@ -92,7 +92,8 @@ func (b *builder) dailySection() section {
 	case len(logs) == 0 || !logs[0].today:
 		head += "_No log for today yet: it goes in " + todayPath + "._\n\n"
 	}
-	used := b.tok.Count(head)
+	headBlock := block{head, b.tok.Count(head)}
+	used := headBlock.tokens
 
 	// order lists the (log, entry) pairs eligible to be cut, in the order
 	// they are taken: the last one taken is the first one dropped.
@@ -126,10 +127,10 @@ func (b *builder) dailySection() section {
 		}
 	}
 
-	// BPE counts are not always additive across the joins; count the
-	// section as rendered and drop from the oldest end until it fits.
-	text := renderDailies(head, logs)
-	n := b.tok.Count(text)
+	// BPE counts are not always additive across the joins; take the
+	// section's count as rendered and drop from the oldest end until it
+	// fits.
+	n := countJoined(b.tok, renderDailies(headBlock, logs))
 	for n > share && len(order) > 0 {
 		r := order[len(order)-1]
 		order = order[:len(order)-1]
@@ -137,8 +138,7 @@ func (b *builder) dailySection() section {
 		if whyStop == "" {
 			whyStop = "dropped so that the section as rendered fits the daily share"
 		}
-		text = renderDailies(head, logs)
-		n = b.tok.Count(text)
+		n = countJoined(b.tok, renderDailies(headBlock, logs))
 	}
 
 	var sources []string
@@ -178,7 +178,7 @@ func (b *builder) dailySection() section {
 	}
 	s := section{
 		Section: Section{Name: SectionDailies, Heading: dailiesHeading, Tokens: n, InBudget: true, Sources: sources},
-		text:    text,
+		text:    joinBlocks(renderDailies(headBlock, logs)),
 	}
 	if len(logs) == 0 {
 		s.Note = "no daily logs in the last " + fmt.Sprint(layout.RecentDays) + " days"
@@ -197,20 +197,20 @@ func firstKept(keep []bool) int {
 	return -1
 }
 
-// renderDailies renders the kept entries under their day headings.
-func renderDailies(head string, logs []dayLog) string {
-	var b strings.Builder
-	b.WriteString(head)
+// renderDailies returns the blocks of the section: head, then the kept
+// entries under their day headings.
+func renderDailies(head block, logs []dayLog) []block {
+	out := []block{head}
 	for _, l := range logs {
 		if !l.today && !l.anyKept() {
 			continue
 		}
-		b.WriteString(l.header.text)
+		out = append(out, l.header)
 		for i, e := range l.entries {
 			if l.keep[i] {
-				b.WriteString(e.text)
+				out = append(out, e)
 			}
 		}
 	}
-	return b.String()
+	return out
 }

@@ -30,7 +30,11 @@
 //
 // The budget (DefaultBudget, 32,000 tokens) is counted with the chosen
 // Tokenizer on the two memory sections exactly as they appear in the
-// document, headings and separators included.
+// document, headings and separators included. Each piece (a heading, a
+// daily entry, a recalled memory, a section) is counted once: a BPE
+// encoding splits text where a line ends and the next piece starts with
+// "#", "_" or a word, so there a joined text counts what its pieces add up
+// to, and any other join is counted as joined.
 //
 // Daily logs may use DailyShare of it (3/4: 24,000 tokens). The logs of
 // today and the six days before it are eligible (layout.InRecentWindow,

@@ -73,8 +73,9 @@ func (b *builder) recallSection(ctx context.Context, opts Options) (section, err
 
 	rep.Floor = floorScore(hits, opts.RecallFloor)
 
-	head := "# " + recallHeading + "\n\n"
-	used := b.tok.Count(head)
+	head := block{"# " + recallHeading + "\n\n", 0}
+	head.tokens = b.tok.Count(head.text)
+	used := head.tokens
 	items := make([]RecallItem, len(hits))
 	blocks := make([]block, len(hits))
 	hidden := make([][]Redaction, len(hits))
@@ -102,17 +103,16 @@ func (b *builder) recallSection(ctx context.Context, opts Options) (section, err
 		items[i] = it
 	}
 
-	// BPE counts are not always additive across the joins; count the
-	// section as rendered and drop the lowest-scored memories until it fits.
-	text := renderRecall(head, items, blocks)
-	n := b.tok.Count(text)
+	// BPE counts are not always additive across the joins; take the
+	// section's count as rendered and drop the lowest-scored memories until
+	// it fits.
+	n := countJoined(b.tok, b.renderRecall(head, items, blocks))
 	for i := len(items) - 1; i >= 0 && n > granted; i-- {
 		if items[i].Decision != Included {
 			continue
 		}
 		items[i].Decision, items[i].Why = Dropped, "dropped so that the section as rendered fits the recall budget"
-		text = renderRecall(head, items, blocks)
-		n = b.tok.Count(text)
+		n = countJoined(b.tok, b.renderRecall(head, items, blocks))
 	}
 	var sources []string
 	for i, it := range items {
@@ -125,7 +125,7 @@ func (b *builder) recallSection(ctx context.Context, opts Options) (section, err
 	bu.RecallUsed = n
 	return section{
 		Section: Section{Name: SectionRecall, Heading: recallHeading, Tokens: n, InBudget: true, Sources: sources},
-		text:    text,
+		text:    joinBlocks(b.renderRecall(head, items, blocks)),
 	}, nil
 }
 
@@ -217,19 +217,26 @@ func (b *builder) hitBlock(h recall.Hit) block {
 // oneLine folds s onto one line, for headings.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// renderRecall renders the included memories in rank order.
-func renderRecall(head string, items []RecallItem, blocks []block) string {
-	var b strings.Builder
-	b.WriteString(head)
-	n := 0
+// renderRecall returns the blocks of the section: head, then the
+// included memories in rank order.
+func (b *builder) renderRecall(head block, items []RecallItem, blocks []block) []block {
+	out := []block{head}
 	for i, it := range items {
 		if it.Decision == Included {
-			b.WriteString(blocks[i].text)
-			n++
+			out = append(out, blocks[i])
 		}
 	}
-	if n == 0 {
-		b.WriteString("_No recalled memories for this task._\n\n")
+	if len(out) == 1 {
+		out = append(out, b.noRecallBlock())
 	}
-	return b.String()
+	return out
+}
+
+// noRecallBlock stands in for the memories when none is included.
+func (b *builder) noRecallBlock() block {
+	if b.noRecall.text == "" {
+		t := "_No recalled memories for this task._\n\n"
+		b.noRecall = block{t, b.tok.Count(t)}
+	}
+	return b.noRecall
 }

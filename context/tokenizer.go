@@ -92,6 +92,40 @@ const (
 
 func (b *bpeCounter) Name() string { return b.name }
 
+// SplitsBetween implements Splitter.
+func (b *bpeCounter) SplitsBetween(left, right string) bool { return b.enc.SplitsBetween(left, right) }
+
+// Splitter is implemented by a Tokenizer whose count of left+right is the
+// count of left plus the count of right whenever SplitsBetween(left,
+// right) holds. Build then counts each piece of the stack once and adds
+// the counts up where the pieces meet at such a join; elsewhere, and with
+// a Tokenizer that is no Splitter, it counts the joined text. The BPE
+// tokenizers are Splitters; chars4, which rounds each count up, is not.
+type Splitter interface {
+	SplitsBetween(left, right string) bool
+}
+
+// countJoined returns tok's count of the concatenation of bs, given each
+// block's own count: their sum when tok splits the text at every join
+// (BPE splits at a line end followed by "#", "_" or a word, which is how
+// the blocks and sections of a stack meet), else a count of the joined
+// text. Either way it is the count of exactly that text, and each text
+// is read by the tokenizer once.
+func countJoined(tok Tokenizer, bs []block) int {
+	s, ok := tok.(Splitter)
+	n, prev := 0, ""
+	for _, x := range bs {
+		if x.text == "" {
+			continue
+		}
+		if !ok || prev != "" && !s.SplitsBetween(prev, x.text) {
+			return tok.Count(joinBlocks(bs))
+		}
+		n, prev = n+x.tokens, x.text
+	}
+	return n
+}
+
 func (b *bpeCounter) Count(text string) int {
 	if text == "" {
 		return 0

@@ -5,10 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tmemhq/tmem/internal/lazyregexp"
 )
 
 // The archive keeps, word for word, every file compaction removes from a
@@ -78,8 +79,8 @@ type ArchiveSection struct {
 }
 
 var (
-	archiveHeader = regexp.MustCompile(`^<!-- tmem:archive (\S+) sha256:([0-9a-f]{64}) lines:(\d+) archived:(\d{4}-\d{2}-\d{2})((?: (?:bom|crlf|noeol|part))*) -->$`)
-	archiveEnd    = regexp.MustCompile(`^<!-- tmem:end (\S+) -->$`)
+	archiveHeader = lazyregexp.New(`^<!-- tmem:archive (\S+) sha256:([0-9a-f]{64}) lines:(\d+) archived:(\d{4}-\d{2}-\d{2})((?: (?:bom|crlf|noeol|part))*) -->$`)
+	archiveEnd    = lazyregexp.New(`^<!-- tmem:end (\S+) -->$`)
 )
 
 // bom is the UTF-8 byte-order mark.
@@ -184,7 +185,7 @@ func ParseArchive(path string, src []byte) ([]ArchiveSection, error) {
 	lines := strings.SplitAfter(string(src), "\n")
 	var out []ArchiveSection
 	for i := 0; i < len(lines); i++ {
-		m := archiveHeader.FindStringSubmatch(strings.TrimRight(lines[i], "\r\n"))
+		m := archiveHeader().FindStringSubmatch(strings.TrimRight(lines[i], "\r\n"))
 		if m == nil {
 			continue
 		}
@@ -223,11 +224,11 @@ func (s *ArchiveSection) frame(lines []string, from int) int {
 	s.Edited = true
 	for j := from; j < len(lines); j++ {
 		l := strings.TrimRight(lines[j], "\r\n")
-		if archiveHeader.MatchString(l) {
+		if archiveHeader().MatchString(l) {
 			s.Text, s.Lines = strings.Join(lines[from:j], ""), j-from
 			return j
 		}
-		if m := archiveEnd.FindStringSubmatch(l); m != nil && m[1] == s.Source {
+		if m := archiveEnd().FindStringSubmatch(l); m != nil && m[1] == s.Source {
 			s.Text, s.Lines = strings.Join(lines[from:j], ""), j-from
 			return j + 1
 		}
@@ -240,7 +241,7 @@ func (s *ArchiveSection) frame(lines []string, from int) int {
 // at most the closing fence the writer adds.
 func (s *ArchiveSection) endsAt(lines []string, i int) bool {
 	for k := i; k < len(lines) && k <= i+1; k++ {
-		if m := archiveEnd.FindStringSubmatch(strings.TrimRight(lines[k], "\r\n")); m != nil {
+		if m := archiveEnd().FindStringSubmatch(strings.TrimRight(lines[k], "\r\n")); m != nil {
 			return m[1] == s.Source
 		}
 	}
@@ -249,7 +250,7 @@ func (s *ArchiveSection) endsAt(lines []string, i int) bool {
 
 func (s *ArchiveSection) skipEnd(lines []string, i int) int {
 	for ; i < len(lines); i++ {
-		if archiveEnd.MatchString(strings.TrimRight(lines[i], "\r\n")) {
+		if archiveEnd().MatchString(strings.TrimRight(lines[i], "\r\n")) {
 			return i + 1
 		}
 	}

@@ -2,9 +2,9 @@ package layout
 
 import (
 	"bytes"
+	"sync"
 
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
@@ -24,22 +24,29 @@ const (
 	maxIndent     = 256 // columns of leading white space
 )
 
+// The parsers are built on first use, not when a process starts.
 var (
-	blockParser = parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
-	tableParser = parser.NewParser(
-		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-		parser.WithParagraphTransformers(util.Prioritized(extension.NewTableParagraphTransformer(), 200)),
-	)
+	blockParser = sync.OnceValue(func() parser.Parser {
+		return parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
+	})
+	tableParser = sync.OnceValue(func() parser.Parser {
+		return parser.NewParser(
+			parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+			parser.WithParagraphTransformers(util.Prioritized(tableTransformer{}, 200)),
+		)
+	})
 )
 
-// ParseBlocks parses the block structure of src (tables included when
-// tables is set). Callers should check DeeplyNested first: parsing deeply
-// nested input takes time that grows faster than its size.
+// ParseBlocks parses the block structure of src. With tables set, a table
+// becomes an extension/ast Table node holding its raw lines (its cells
+// are not parsed); without, it reads as a paragraph. Callers should check
+// DeeplyNested first: parsing deeply nested input takes time that grows
+// faster than its size.
 func ParseBlocks(src []byte, tables bool) ast.Node {
 	if tables {
-		return tableParser.Parse(text.NewReader(src))
+		return tableParser().Parse(text.NewReader(src))
 	}
-	return blockParser.Parse(text.NewReader(src))
+	return blockParser().Parse(text.NewReader(src))
 }
 
 // DeeplyNested reports whether some line of src opens more block quotes

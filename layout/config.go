@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"regexp"
 	"strconv"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/tmemhq/tmem/internal/lazyregexp"
 )
 
 // CheckConfig checks the workspace's configuration file name (tmem.yaml)
@@ -50,19 +51,19 @@ func (w *Workspace) CheckConfig(name string, schema interface{}) []Finding {
 }
 
 var (
-	lineMsgRe = regexp.MustCompile(`^line ([0-9]+): (.*)$`)
-	unknownRe = regexp.MustCompile(`^field (\S+) not found in type `)
+	lineMsgRe = lazyregexp.New(`^line ([0-9]+): (.*)$`)
+	unknownRe = lazyregexp.New(`^field (\S+) not found in type `)
 )
 
 // configFinding turns one of yaml's decoding errors ("line 3: field x not
 // found in type compact.Config") into a finding.
 func configFinding(name, e string) Finding {
 	f := Finding{Path: name, Severity: SevError, Message: e}
-	if m := lineMsgRe.FindStringSubmatch(e); m != nil {
+	if m := lineMsgRe().FindStringSubmatch(e); m != nil {
 		f.Line, _ = strconv.Atoi(m[1])
 		f.Message = m[2]
 	}
-	if m := unknownRe.FindStringSubmatch(f.Message); m != nil {
+	if m := unknownRe().FindStringSubmatch(f.Message); m != nil {
 		f.Severity, f.Message = SevWarning, fmt.Sprintf("unknown key %q: tmem ignores it (a typo?)", m[1])
 	}
 	return f

@@ -6,8 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/tmemhq/tmem/internal/lazyregexp"
 )
 
 // checkBOM reports a file that starts with a UTF-8 byte order mark: tmem
@@ -22,7 +23,7 @@ func checkBOM(path string, src []byte) []Finding {
 }
 
 // tempFileRe matches the temp files WriteAtomic creates: ".<name>.tmp-<digits>".
-var tempFileRe = regexp.MustCompile(`^\..+\.tmp-[0-9]+$`)
+var tempFileRe = lazyregexp.New(`^\..+\.tmp-[0-9]+$`)
 
 // checkTree walks the workspace without opening a file or following a
 // link (lstat only) and reports what reading the memory files cannot
@@ -51,7 +52,7 @@ func (w *Workspace) checkTree() ([]Finding, error) {
 		case !d.IsDir() && !d.Type().IsRegular():
 			out = append(out, Finding{Path: rel, Severity: SevError,
 				Message: fmt.Sprintf("%s, not a regular file: tmem never reads it; remove it", modeName(d.Type()))})
-		case !d.IsDir() && tempFileRe.MatchString(d.Name()):
+		case !d.IsDir() && tempFileRe().MatchString(d.Name()):
 			out = append(out, Finding{Path: rel, Severity: SevWarning,
 				Message: "temp file left by an interrupted write: delete it when no tmem command is running"})
 		}

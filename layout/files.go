@@ -3,10 +3,11 @@ package layout
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/tmemhq/tmem/internal/lazyregexp"
 )
 
 // Kind classifies a memory file.
@@ -62,9 +63,9 @@ type File struct {
 }
 
 var (
-	dailyRe   = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.md$`)
-	weeklyRe  = regexp.MustCompile(`^\d{4}-W\d{2}\.md$`)
-	monthlyRe = regexp.MustCompile(`^\d{4}-\d{2}\.md$`)
+	dailyRe   = lazyregexp.New(`^\d{4}-\d{2}-\d{2}\.md$`)
+	weeklyRe  = lazyregexp.New(`^\d{4}-W\d{2}\.md$`)
+	monthlyRe = lazyregexp.New(`^\d{4}-\d{2}\.md$`)
 )
 
 // MemoryDirs are the folders of a teammate that hold memory files, below
@@ -132,7 +133,7 @@ func Classify(teammate, sub, fn string) File {
 	case sub == "memory/"+ArchiveDir:
 		f.Kind, f.Month = KindArchive, base
 		t, err := time.Parse("2006-01", base)
-		if !monthlyRe.MatchString(fn) || err != nil {
+		if !monthlyRe().MatchString(fn) || err != nil {
 			f.NameErr = fmt.Sprintf("archive file name %q is not a valid YYYY-MM.md", fn)
 		} else {
 			f.Date = t
@@ -146,7 +147,7 @@ func Classify(teammate, sub, fn string) File {
 		}
 	case sub == "memory/weekly":
 		f.Kind, f.Week = KindWeekly, base
-		if !weeklyRe.MatchString(fn) {
+		if !weeklyRe().MatchString(fn) {
 			f.NameErr = fmt.Sprintf("weekly summary file name %q is not YYYY-Wnn.md", fn)
 		} else if wk, err := ParseWeek(base); err != nil {
 			f.NameErr = err.Error()
@@ -156,12 +157,12 @@ func Classify(teammate, sub, fn string) File {
 	case sub == "memory/monthly":
 		f.Kind, f.Month = KindMonthly, base
 		t, err := time.Parse("2006-01", base)
-		if !monthlyRe.MatchString(fn) || err != nil {
+		if !monthlyRe().MatchString(fn) || err != nil {
 			f.NameErr = fmt.Sprintf("monthly summary file name %q is not a valid YYYY-MM.md", fn)
 		} else {
 			f.Date = t
 		}
-	case dailyRe.MatchString(fn):
+	case dailyRe().MatchString(fn):
 		f.Kind = KindDaily
 		t, err := time.Parse(DateLayout, base)
 		if err != nil {

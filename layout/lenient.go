@@ -20,7 +20,13 @@ import (
 // The returned Doc is for reading: its Bytes are the file as it was, and
 // fields set on it are not written back faithfully.
 func ParseLenient(path string, src []byte) (d *Doc, problem, err error) {
-	d, err = Parse(path, src)
+	return parseLenient(path, src, true)
+}
+
+// parseLenient is ParseLenient, parsing the body only when body is set
+// (without, the Doc has its frontmatter and no entries or title).
+func parseLenient(path string, src []byte, body bool) (d *Doc, problem, err error) {
+	d, err = parse(path, src, body)
 	if err == nil {
 		return d, nil, nil
 	}
@@ -37,7 +43,9 @@ func ParseLenient(path string, src []byte) (d *Doc, problem, err error) {
 	}
 	d.HasMeta, d.fm = true, fm
 	d.Body, d.BodyLine = src[off:], lineAt(src, off)
-	d.parseBody()
+	if body {
+		d.parseBody()
+	}
 	return d, err, nil
 }
 

@@ -47,7 +47,10 @@ type Entry struct {
 
 // Parse parses a memory file. It fails with a *ParseError on invalid UTF-8,
 // NUL bytes, oversized input and frontmatter that does not parse.
-func Parse(path string, src []byte) (*Doc, error) {
+func Parse(path string, src []byte) (*Doc, error) { return parse(path, src, true) }
+
+// parse is Parse, parsing the body only when body is set.
+func parse(path string, src []byte, body bool) (*Doc, error) {
 	if err := checkText(path, src); err != nil {
 		return nil, err
 	}
@@ -59,7 +62,9 @@ func Parse(path string, src []byte) (*Doc, error) {
 	if err := d.parseMeta(src); err != nil {
 		return nil, err
 	}
-	d.parseBody()
+	if body {
+		d.parseBody()
+	}
 	return d, nil
 }
 

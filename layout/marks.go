@@ -2,9 +2,11 @@ package layout
 
 import (
 	"bytes"
-	"regexp"
+
 	"strings"
 	"time"
+
+	"github.com/tmemhq/tmem/internal/lazyregexp"
 )
 
 // Two kinds of lines in a memory file are not memory text: the stamp tmem
@@ -22,10 +24,10 @@ import (
 const StampTime = "2006-01-02T15:04:05Z"
 
 var (
-	stampLine    = regexp.MustCompile(`^<!-- tmem:at (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z) -->$`)
-	conflictOpen = regexp.MustCompile(`^<{7}(?: |$)`)
-	conflictMid  = regexp.MustCompile(`^(?:={7}|\|{7}(?: .*)?)$`)
-	conflictEnd  = regexp.MustCompile(`^>{7}(?: |$)`)
+	stampLine    = lazyregexp.New(`^<!-- tmem:at (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z) -->$`)
+	conflictOpen = lazyregexp.New(`^<{7}(?: |$)`)
+	conflictMid  = lazyregexp.New(`^(?:={7}|\|{7}(?: .*)?)$`)
+	conflictEnd  = lazyregexp.New(`^>{7}(?: |$)`)
 )
 
 // Stamp returns the stamp line (without its newline) for an entry written
@@ -37,7 +39,7 @@ func Stamp(t time.Time) string {
 // StampOf returns the time of a stamp line as written ("" when line is not
 // a stamp).
 func StampOf(line string) string {
-	m := stampLine.FindStringSubmatch(strings.TrimRight(line, " \t\r"))
+	m := stampLine().FindStringSubmatch(strings.TrimRight(line, " \t\r"))
 	if m == nil {
 		return ""
 	}
@@ -54,10 +56,10 @@ func ConflictMarkers(src []byte) []int {
 	for i, l := range strings.Split(string(src), "\n") {
 		l = strings.TrimRight(l, "\r")
 		switch {
-		case conflictOpen.MatchString(l):
+		case conflictOpen().MatchString(l):
 			open = true
-		case open && conflictMid.MatchString(l):
-		case open && conflictEnd.MatchString(l):
+		case open && conflictMid().MatchString(l):
+		case open && conflictEnd().MatchString(l):
 			open = false
 		default:
 			continue

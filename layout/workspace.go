@@ -171,12 +171,17 @@ func (w *Workspace) Teammate(name string) (Teammate, error) {
 // or ": " ("# Beacon — Search engineer"), else "". Frontmatter that is not
 // valid YAML is read leniently (ParseLenient).
 func RoleOf(soul []byte) string {
-	d, _, err := ParseLenient("SOUL.md", soul)
+	// The frontmatter alone answers most files; the body is parsed for the
+	// title only when it has no role.
+	d, _, err := parseLenient("SOUL.md", soul, false)
 	if err != nil {
 		return ""
 	}
 	if r := strings.TrimSpace(d.Get("role")); r != "" {
 		return r
+	}
+	if d, _, err = ParseLenient("SOUL.md", soul); err != nil {
+		return ""
 	}
 	for _, sep := range []string{" — ", " – ", " - ", ": "} {
 		if _, role, ok := strings.Cut(d.Title, sep); ok {

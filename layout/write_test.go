@@ -191,6 +191,8 @@ func TestRoleOf(t *testing.T) {
 		{"no role", "# Nova\n", ""},
 		{"frontmatter that is not YAML", "---\nname: Quill\nrole: Frontend: UI lead\n---\n# A — B\n", "Frontend: UI lead"},
 		{"unclosed frontmatter", "---\nrole: x\n# A — B\n", ""},
+		{"frontmatter without a role", "---\nname: Nova\n---\n# Nova — Designer\n", "Designer"},
+		{"empty role in broken frontmatter", "---\nrole:\nname: a: b\n---\n# A — B\n", "B"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

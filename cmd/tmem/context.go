@@ -45,6 +45,7 @@ byte-identical output.`,
   echo "Review the release notes" | tmem context --teammate quill --budget 16000 -
   tmem context --teammate atlas --json --now 2026-11-20T09:30:00Z --tz Europe/Berlin "Plan the demo"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.perTaskGC()
 			f.startTiming()
 			defer f.printTiming()
 			if opts.budget < memctx.MinBudget {

@@ -45,6 +45,7 @@ always included.`,
   tmem recall --all --no-sync "release freeze"`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.perTaskGC()
 			f.startTiming()
 			defer f.printTiming()
 			if opts.k <= 0 {

@@ -3,6 +3,7 @@ package secrets
 import (
 	"hash/crc32"
 	"strings"
+	"sync"
 )
 
 // rule is one row of the table: where to look (hints) and how to read a
@@ -55,25 +56,33 @@ type hint struct {
 	text string
 }
 
-// hintsByByte lists, for each byte, the hints that may start there; a
-// folded hint is listed under both cases of its first letter. hintPairs
-// holds the first two bytes of every hint (both cases when folded), a
-// cheap filter run at every byte.
-var hintsByByte, hintPairs = func() (idx [256][]hint, pairs [1 << 16]bool) {
+// hintIndex finds where a rule may match. byByte lists, for each byte, the
+// hints that may start there; a folded hint is listed under both cases of
+// its first letter. pairs holds the first two bytes of every hint (both
+// cases when folded), a cheap filter run at every byte.
+type hintIndex struct {
+	byByte [256][]hint
+	pairs  [1 << 16]bool
+}
+
+// hints is built on first use, not when a process starts: most tmem
+// commands never scan for secrets.
+var hints = sync.OnceValue(func() *hintIndex {
+	x := new(hintIndex)
 	for i := range rules {
 		r := &rules[i]
 		r.rank = i
 		for _, h := range r.hints {
 			for _, a := range cases(h[0], r.fold) {
-				idx[a] = append(idx[a], hint{r, h})
+				x.byByte[a] = append(x.byByte[a], hint{r, h})
 				for _, b := range cases(h[1], r.fold) {
-					pairs[int(a)<<8|int(b)] = true
+					x.pairs[int(a)<<8|int(b)] = true
 				}
 			}
 		}
 	}
-	return idx, pairs
-}()
+	return x
+})
 
 // cases returns c, and its upper case when fold and c is a lower-case
 // letter.
@@ -94,11 +103,12 @@ type candidate struct {
 func (s *scan) candidates() []candidate {
 	var out []candidate
 	t := s.text
+	x := hints()
 	for i := 0; i+1 < len(t); i++ {
-		if !hintPairs[int(t[i])<<8|int(t[i+1])] {
+		if !x.pairs[int(t[i])<<8|int(t[i+1])] {
 			continue
 		}
-		for _, h := range hintsByByte[t[i]] {
+		for _, h := range x.byByte[t[i]] {
 			if h.rule.fold && !hasPrefixFold(t[i:], h.text) || !h.rule.fold && !strings.HasPrefix(t[i:], h.text) {
 				continue
 			}

@@ -106,7 +106,7 @@ func (g Git) ResolveDeleted(w *layout.Workspace) ([]string, error) {
 	sort.Strings(paths)
 	for _, path := range paths {
 		st := stages[path]
-		if st[1] == "" || (st[2] == "") == (st[3] == "") || !dailyPath.MatchString(path) {
+		if st[1] == "" || (st[2] == "") == (st[3] == "") || !dailyPath().MatchString(path) {
 			continue
 		}
 		note, err := root.resolveOne(w, path, st)

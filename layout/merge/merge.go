@@ -3,10 +3,10 @@ package merge
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/tmemhq/tmem/internal/lazyregexp"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -17,7 +17,7 @@ type Result struct {
 	Notes     []string // what the merge did that a person should know
 }
 
-var archivePath = regexp.MustCompile(`(^|/)memory/` + layout.ArchiveDir + `/\d{4}-\d{2}\.md$`)
+var archivePath = lazyregexp.New(`(^|/)memory/` + layout.ArchiveDir + `/\d{4}-\d{2}\.md$`)
 
 // Merge merges three versions of the memory file at path (as git names
 // it, relative to the repository). An archive month file is merged as the
@@ -36,13 +36,13 @@ func Merge(path string, base, ours, theirs []byte) (Result, error) {
 	case bytes.Equal(base, ours):
 		return Result{Data: theirs}, nil
 	}
-	if summaryPath.MatchString(path) {
+	if summaryPath().MatchString(path) {
 		if res, ok := mergeSummaries(path, ours, theirs); ok {
 			return res, nil
 		}
 	}
 	split := splitDoc
-	if archivePath.MatchString(path) {
+	if archivePath().MatchString(path) {
 		split = splitArchive
 	}
 	b, okb := split(path, base)
@@ -150,7 +150,7 @@ func mergeLines(path string, base, ours, theirs []byte) Result {
 	return res
 }
 
-var dailyPath = regexp.MustCompile(`(^|/)memory/\d{4}-\d{2}-\d{2}\.md$`)
+var dailyPath = lazyregexp.New(`(^|/)memory/\d{4}-\d{2}-\d{2}\.md$`)
 
 // inTimeOrder sorts each run of stamped units by stamp, so the merged file
 // is the same whatever order machines merged in. Units without a stamp

@@ -2,10 +2,10 @@ package merge
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/tmemhq/tmem/internal/lazyregexp"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -89,7 +89,7 @@ func trimBlank(lines []string) string {
 	return strings.Join(lines, "\n")
 }
 
-var fieldStart = regexp.MustCompile(`^[^\s#-][^:]*:`)
+var fieldStart = lazyregexp.New(`^[^\s#-][^:]*:`)
 
 // splitFrontMatter splits the frontmatter block (its lines, from the
 // opening "---" to the closing one) into fields: a field is its key line
@@ -111,7 +111,7 @@ func splitFrontMatter(lines []string) (doc, bool) {
 	}
 	d := doc{fmOpen: strings.Join(lines[:open+1], "\n"), fmClose: lines[close], fm: []unit{}}
 	for _, l := range lines[open+1 : close] {
-		if m := fieldStart.FindString(l); m != "" {
+		if m := fieldStart().FindString(l); m != "" {
 			d.fm = append(d.fm, unit{id: strings.TrimSpace(strings.TrimSuffix(m, ":")), text: l})
 			continue
 		}

@@ -3,13 +3,13 @@ package merge
 import (
 	"bytes"
 	"fmt"
-	"regexp"
+	"github.com/tmemhq/tmem/internal/lazyregexp"
 	"strings"
 
 	"github.com/tmemhq/tmem/layout"
 )
 
-var summaryPath = regexp.MustCompile(`(^|/)memory/(weekly|monthly)/[^/]+\.md$`)
+var summaryPath = lazyregexp.New(`(^|/)memory/(weekly|monthly)/[^/]+\.md$`)
 
 // mergeSummaries merges two versions of a weekly or monthly summary that
 // both changed it: two machines that compacted the same week. A summary

@@ -4,7 +4,9 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2/v2"
@@ -123,6 +125,25 @@ func (e *Encoding) Count(text string) (int, error) {
 		n += m.parts(&e.tab, piece)
 	}
 	return n, nil
+}
+
+// SplitsBetween reports whether the split pattern cuts left+right between
+// left and right whatever else the two hold, so that the text counts
+// Count(left) + Count(right) tokens. It holds when left ends a line and
+// right starts with neither white space nor a slash. The pattern looks
+// behind nothing, so right splits as it does alone; and the only
+// alternatives that reach a line break take white space, or punctuation
+// followed by line breaks (and, in o200k_base, slashes): whatever reaches
+// the end of left stops there when right starts otherwise, as at the end
+// of the text. The white-space run that ends left always matches
+// "\s*[\r\n]+" before the alternative whose look-ahead could tell the two
+// apart.
+func (e *Encoding) SplitsBetween(left, right string) bool {
+	if !strings.HasSuffix(left, "\n") || right == "" {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(right)
+	return !unicode.IsSpace(r) && r != '/'
 }
 
 // noRank marks a part that merges with nothing after it.
