@@ -12,43 +12,9 @@ import (
 	"github.com/tmemhq/tmem/recall/hashembed"
 )
 
-// gatedEmbedder embeds like hashembed, but a call that embeds anything
-// other than a query it was told about waits for the gate to open (or
-// its context to end), after saying on started that it waits.
-type gatedEmbedder struct {
-	queries map[string]bool
-	gate    chan struct{}
-	started chan struct{}
-}
-
-func newGatedEmbedder(queries ...string) *gatedEmbedder {
-	g := &gatedEmbedder{queries: map[string]bool{}, gate: make(chan struct{}), started: make(chan struct{}, 64)}
-	for _, q := range queries {
-		g.queries[q] = true
-	}
-	return g
-}
-
-func (g *gatedEmbedder) Identity() string { return hashembed.Embedder{}.Identity() }
-
-func (g *gatedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	for _, t := range texts {
-		if !g.queries[t] {
-			g.started <- struct{}{}
-			select {
-			case <-g.gate:
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-			break
-		}
-	}
-	return hashembed.Embedder{}.Embed(ctx, texts)
-}
-
 // finishes runs f and fails the test when the embedder is asked for
 // chunk vectors before f returns: f must not wait for it.
-func finishes[T any](t *testing.T, g *gatedEmbedder, what string, f func() (T, error)) T {
+func finishes[T any](t *testing.T, g *hashembed.Gated, what string, f func() (T, error)) T {
 	t.Helper()
 	type result struct {
 		v   T
@@ -65,8 +31,8 @@ func finishes[T any](t *testing.T, g *gatedEmbedder, what string, f func() (T, e
 			t.Fatalf("%s: %v", what, r.err)
 		}
 		return r.v
-	case <-g.started:
-		close(g.gate) // let f finish before failing
+	case <-g.Started:
+		g.Open() // let f finish before failing
 		<-done
 		t.Fatalf("%s waited for chunk embeddings", what)
 	}
@@ -112,7 +78,7 @@ func bigWorkspace(t *testing.T) *layout.Workspace {
 func TestBigChangeAnswersWithBM25(t *testing.T) {
 	const query = "bulk container lookup"
 	ws := bigWorkspace(t)
-	g := newGatedEmbedder(query)
+	g := hashembed.NewGated(query)
 	ix, _ := openIndex(t, ws, Options{Embedder: g, SyncEmbed: 1, SyncLeavesBacklog: true})
 	ctx := context.Background()
 	q := Query{Text: query, Teammates: []string{"beacon", "quill"}}
@@ -140,10 +106,10 @@ func TestBigChangeAnswersWithBM25(t *testing.T) {
 		st, err := ix.EmbedBacklog(ctx, nil, BacklogOptions{Batch: 2, Step: 8})
 		worker <- result{st, err}
 	}()
-	<-g.started // the worker is embedding, and will until the gate opens
+	<-g.Started // the worker is embedding, and will until the gate opens
 	during := runSearch(t, ix, q)
 	sameHits(t, during, hits)
-	close(g.gate)
+	g.Open()
 	r := <-worker
 	if r.err != nil || r.st.Left != 0 || r.st.Embedded == 0 {
 		t.Fatalf("EmbedBacklog: %+v, %v", r.st, r.err)
@@ -271,7 +237,7 @@ func TestBacklogSkipsChangedFiles(t *testing.T) {
 	if _, err := full.Sync(ctx, nil); err != nil { // everything embedded: only quill's new notes will wait
 		t.Fatal(err)
 	}
-	g := newGatedEmbedder()
+	g := hashembed.NewGated()
 	ix, _ := openIndex(t, ws, Options{Embedder: g, SyncEmbed: 1, SyncLeavesBacklog: true})
 	addNotes(t, ws, "valve", 3)
 	finishes(t, g, "the sync of the new notes", func() (SyncStats, error) { return ix.Sync(ctx, nil) })
@@ -281,12 +247,12 @@ func TestBacklogSkipsChangedFiles(t *testing.T) {
 		_, err := ix.EmbedBacklog(ctx, nil, BacklogOptions{Step: 1 << 20})
 		worker <- err
 	}()
-	<-g.started
+	<-g.Started
 	writeFile(t, ws, "quill/memory/reference_valve_1.md",
 		"---\nname: valve note 1\ndescription: about valve\ntype: reference\n---\n\n## Sluice\n\nThe valve was replaced by a sluice gate.\n\n## Gauge\n\nThe gauge moved to the dam.\n")
 	// Two chunks changed, more than SyncEmbed: the sync embeds none.
 	finishes(t, g, "the sync of the edit", func() (SyncStats, error) { return ix.Sync(ctx, []string{"quill"}) })
-	close(g.gate)
+	g.Open()
 	if err := <-worker; err != nil {
 		t.Fatal(err)
 	}
