@@ -105,7 +105,7 @@ func (ix *Index) embedScopeBacklog(ctx context.Context, name string, opts Backlo
 			total = left
 		}
 		n, err := ix.embedChunks(ctx, items, opts.Batch, func(k int) {
-			ix.progress(Progress{Scope: name, Phase: "embed", Done: min(done+k, total), Total: total})
+			ix.progress(Progress{Scope: name, Phase: "embed", Done: min(done+k, total), Total: total, Chunks: done + k})
 		})
 		if err != nil {
 			return fmt.Errorf("embed the backlog of %s: %w", scopeLabel(name), err)
@@ -453,7 +453,9 @@ func (ix *Index) vectorless(scopes []*scope, hits []ranked, mode string) (map[st
 		want[name][x.chunk.ID] = true
 	}
 	out := map[string]bool{}
+	waiting := 0
 	for _, s := range scopes {
+		waiting += ix.backlogOf(s.man)
 		ids := want[s.name]
 		switch {
 		case len(ids) == 0:
@@ -470,6 +472,11 @@ func (ix *Index) vectorless(scopes []*scope, hits []ranked, mode string) (map[st
 				return nil, err
 			}
 		}
+	}
+	if len(out) > 0 && waiting > 0 {
+		ix.backlogOnce.Do(func() {
+			ix.warnf("recall: %d chunks wait for their vectors (tmem index embeds them, tmem serve does in the background); hits among them are ranked by BM25 alone", waiting)
+		})
 	}
 	return out, nil
 }

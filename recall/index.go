@@ -141,9 +141,10 @@ type Index struct {
 	ws   *layout.Workspace
 	opts Options
 	rank Ranking
-	// bm25Once and roOnce give their notices once per Index.
-	bm25Once sync.Once
-	roOnce   sync.Once
+	// bm25Once, roOnce and backlogOnce give their notices once per Index.
+	bm25Once    sync.Once
+	roOnce      sync.Once
+	backlogOnce sync.Once
 
 	mu     sync.Mutex
 	mapped map[string]*mappedVectors // vector files kept mapped between searches

@@ -27,6 +27,7 @@ temporary folder, so no index is left beside the set.`,
 			if err != nil {
 				return err
 			}
+			opts.SyncEmbed = 0 // every chunk embedded before the questions run
 			scratch, err := os.MkdirTemp("", "tmem-eval-")
 			if err != nil {
 				return err
