@@ -372,7 +372,7 @@ func isChunkOf(id, p string, n int) bool {
 func (ix *Index) writeBacklogStep(s *scope, vs *vectorSet) error {
 	marker := filepath.Join(s.dir, syncingFile)
 	if err := os.WriteFile(marker, nil, 0o644); err != nil {
-		return fmt.Errorf("add vectors to %s: %w", s.label(), err)
+		return fmt.Errorf("add vectors of %s: %w", s.label(), err)
 	}
 	if err := ix.putVectors(s, filepath.Join(s.dir, vectorsFile), vs); err != nil {
 		return err
@@ -382,18 +382,7 @@ func (ix *Index) writeBacklogStep(s *scope, vs *vectorSet) error {
 		live += f.Chunks
 	}
 	s.man.Unembedded = live - vs.len()
-	recs, err := recordStore(s.dir, s.man.Store)
-	if err != nil {
-		return fmt.Errorf("add vectors to %s: %w", s.label(), err)
-	}
-	s.man.Store, s.checked = recs, true
-	if err := ix.writeManifest(s); err != nil {
-		return err
-	}
-	if err := os.Remove(marker); err != nil {
-		return fmt.Errorf("add vectors to %s: %w", s.label(), err)
-	}
-	return nil
+	return ix.finishWrite(s, marker, "add vectors")
 }
 
 // drainInSync spends what a sync left of Options.SyncEmbed on the scope's

@@ -872,16 +872,22 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 	if err := s.closeBleve(); err != nil {
 		return fmt.Errorf("sync index of %s: %w", s.label(), err)
 	}
+	return ix.finishWrite(s, marker, "sync index")
+}
+
+// finishWrite ends a write to a scope: the index files are recorded, the
+// manifest written, and then the SYNCING marker removed.
+func (ix *Index) finishWrite(s *scope, marker, what string) error {
 	recs, err := recordStore(s.dir, s.man.Store)
 	if err != nil {
-		return fmt.Errorf("sync index of %s: %w", s.label(), err)
+		return fmt.Errorf("%s of %s: %w", what, s.label(), err)
 	}
 	s.man.Store, s.checked = recs, true
 	if err := ix.writeManifest(s); err != nil {
 		return err
 	}
 	if err := os.Remove(marker); err != nil {
-		return fmt.Errorf("sync index of %s: %w", s.label(), err)
+		return fmt.Errorf("%s of %s: %w", what, s.label(), err)
 	}
 	return nil
 }
