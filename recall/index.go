@@ -132,11 +132,11 @@ func (s *SyncStats) add(o SyncStats) {
 // (CROSS-TEAM.md) under .index/. Every operation takes a per-scope file
 // lock (exclusive to write, shared to read), so processes can share it.
 //
-// One Index may be shared by goroutines: Search, Sync and Rebuild may run
-// at once (the scope locks order them as they order processes), and
-// Close must come after the last of them returned. Options.Warn and
-// Options.Progress are then called from several goroutines, and
-// Options.Embedder must be safe for concurrent use.
+// One Index may be shared by goroutines: Search, Sync, Rebuild and
+// EmbedBacklog may run at once (the scope locks order them as they order
+// processes), and Close must come after the last of them returned.
+// Options.Warn and Options.Progress are then called from several
+// goroutines, and Options.Embedder must be safe for concurrent use.
 type Index struct {
 	ws   *layout.Workspace
 	opts Options
