@@ -32,6 +32,11 @@ const (
 	MaxRecallK         = 100
 )
 
+// DefaultRecallFloor is the relevance floor of recalled memories: one
+// scoring under this share of the best one's score is left out, whatever
+// room is left (see the README for how it was chosen).
+const DefaultRecallFloor = 0.1
+
 // DailyShare is the part of the budget the recent daily logs may use:
 // 24,000 of the default 32,000 tokens. Recall gets the rest plus whatever
 // the daily logs leave unused.
@@ -66,6 +71,10 @@ type Options struct {
 	// RecallK is how many hits to ask for; 0 scales it with the budget
 	// (see DefaultRecallK).
 	RecallK int
+	// RecallFloor is the share of the best recalled memory's score below
+	// which a memory is not injected; 0 means DefaultRecallFloor, a
+	// negative value no floor.
+	RecallFloor float64
 	// Warn, when set, receives one line for each thing that made the stack
 	// lose or bend something: a file left out or read leniently
 	// ("path:line: why"), a session file that could not be created, a

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -470,6 +471,19 @@ func TestBuildConcurrent(t *testing.T) {
 	}
 }
 
+// exampleIndex copies the example workspace and opens its real recall
+// index (BM25 only), closed when the test ends.
+func exampleIndex(t *testing.T) (*layout.Workspace, *recall.Index) {
+	t.Helper()
+	ws := copyExample(t)
+	ix, err := recall.Open(ws, recall.Options{Now: fixedClock(exampleNow)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ws, ix
+}
+
 // The real recall index is a Recaller.
 var _ Recaller = (*recall.Index)(nil)
 
@@ -477,12 +491,7 @@ var _ Recaller = (*recall.Index)(nil)
 // recall index in BM25 mode: the stack keeps its invariants and nothing
 // recalled repeats what is already injected.
 func TestBuildWithRecallIndex(t *testing.T) {
-	ws := copyExample(t)
-	ix, err := recall.Open(ws, recall.Options{Now: fixedClock(exampleNow)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ws, ix := exampleIndex(t)
 	tok := mustTokenizer(t, O200k)
 	for _, budget := range []int{DefaultBudget, 2500, MinBudget} {
 		t.Run(fmt.Sprint(budget), func(t *testing.T) {
@@ -514,6 +523,67 @@ func TestBuildWithRecallIndex(t *testing.T) {
 			}
 			if budget == DefaultBudget && included == 0 {
 				t.Error("nothing recalled with the whole budget free")
+			}
+		})
+	}
+}
+
+// TestRecallFloor builds on the example workspace with the real recall
+// index and several floors: no injected memory scores below the floor
+// share of the best hit, a floor of 1 leaves only the best, and the
+// default floor leaves out what scores under a tenth of the best.
+func TestRecallFloor(t *testing.T) {
+	ws, ix := exampleIndex(t)
+	tok := mustTokenizer(t, O200k)
+	tests := []struct {
+		name        string
+		floor       float64
+		share       float64 // the floor in effect
+		wantBelow   bool    // some hit must be left out under the floor
+		maxIncluded int     // 0: any
+	}{
+		{"default", 0, DefaultRecallFloor, true, 0},
+		{"none", -1, 0, false, 0},
+		{"half", 0.5, 0.5, true, 0},
+		{"only the best", 1, 1, true, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Build(context.Background(), ws, Options{Teammate: "beacon", Task: exampleTask, RecallK: 40, RecallFloor: tt.floor,
+				Tokenizer: tok, Now: fixedClock(exampleNow), Location: time.UTC, Recaller: ix})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, r, tok)
+			m := r.Manifest.Recall
+			best := 0.0
+			for _, it := range m.Items {
+				best = max(best, it.Score)
+			}
+			if want := tt.share * best; math.Abs(m.Floor-want) > 1e-12 {
+				t.Errorf("floor %v, want %v × best %v", m.Floor, tt.share, best)
+			}
+			included, below := 0, 0
+			for _, it := range m.Items {
+				if it.Score < tt.share*best && strings.HasPrefix(it.Why, "below the relevance floor") {
+					below++
+				}
+				if it.Decision != Included {
+					continue
+				}
+				included++
+				if it.Score < tt.share*best {
+					t.Errorf("injected %s:%d-%d at score %.4f, below the floor %.2f × best %.4f", it.Path, it.StartLine, it.EndLine, it.Score, tt.share, best)
+				}
+			}
+			if included == 0 {
+				t.Error("nothing injected")
+			}
+			if tt.maxIncluded > 0 && included > tt.maxIncluded {
+				t.Errorf("%d memories injected, want at most %d", included, tt.maxIncluded)
+			}
+			if tt.wantBelow != (below > 0) {
+				t.Errorf("%d of %d hits left out under the floor, want some: %v", below, len(m.Items), tt.wantBelow)
 			}
 		})
 	}

@@ -81,8 +81,11 @@ type RecallReport struct {
 	HasVectors bool   `json:"has_vectors"`
 	// Mode is "hybrid" (BM25 and vectors), "bm25" (no embedding model)
 	// or "off" (no recall index).
-	Mode  string       `json:"mode"`
-	Error string       `json:"error,omitempty"`
+	Mode  string `json:"mode"`
+	Error string `json:"error,omitempty"`
+	// Floor is the score below which hits were left out: the relevance
+	// floor times the best hit's score (0 without hits or floor).
+	Floor float64      `json:"floor"`
 	Items []RecallItem `json:"items"`
 }
 

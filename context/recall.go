@@ -24,7 +24,8 @@ const (
 // score first; one that fits goes in whole, one that does not is dropped
 // whole and the next, lower-scored ones are still tried (recalled
 // memories are independent of each other, unlike a day's log). Hits that
-// are already in the stack (SOUL.md, GOALS.md, WISDOM.md, an injected
+// score below the relevance floor (a share of the best hit's score) are
+// left out whatever room is left, and hits that are already in the stack (SOUL.md, GOALS.md, WISDOM.md, an injected
 // daily entry) or that repeat a better hit of the same lines are dropped.
 func (b *builder) recallSection(ctx context.Context, opts Options) (section, error) {
 	bu := &b.man.Budget
@@ -70,6 +71,8 @@ func (b *builder) recallSection(ctx context.Context, opts Options) (section, err
 		return hits[i].StartLine < hits[j].StartLine
 	})
 
+	rep.Floor = floorScore(hits, opts.RecallFloor)
+
 	head := "# " + recallHeading + "\n\n"
 	used := b.tok.Count(head)
 	items := make([]RecallItem, len(hits))
@@ -88,6 +91,8 @@ func (b *builder) recallSection(ctx context.Context, opts Options) (section, err
 		it.Tokens = blocks[i].tokens
 		if why := b.alreadyIn(h, hits[:i], items[:i]); why != "" {
 			it.Decision, it.Why = Dropped, why
+		} else if h.Score < rep.Floor {
+			it.Decision, it.Why = Dropped, fmt.Sprintf("below the relevance floor: score %.4f under %.4f", h.Score, rep.Floor)
 		} else if used+it.Tokens > granted {
 			it.Decision, it.Why = Dropped, fmt.Sprintf("does not fit: needs %d tokens, %d left for recall", it.Tokens, max(granted-used, 0))
 		} else {
@@ -122,6 +127,22 @@ func (b *builder) recallSection(ctx context.Context, opts Options) (section, err
 		Section: Section{Name: SectionRecall, Heading: recallHeading, Tokens: n, InBudget: true, Sources: sources},
 		text:    text,
 	}, nil
+}
+
+// floorScore is the score a hit needs to be injected: the floor share
+// (0 meaning DefaultRecallFloor, negative none) of the best score.
+func floorScore(hits []recall.Hit, floor float64) float64 {
+	if floor == 0 {
+		floor = DefaultRecallFloor
+	}
+	if floor < 0 || len(hits) == 0 {
+		return 0
+	}
+	best := hits[0].Score
+	for _, h := range hits {
+		best = max(best, h.Score)
+	}
+	return floor * best
 }
 
 // redactHit hides the secrets in what a hit shows: those recall already

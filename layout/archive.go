@@ -35,7 +35,10 @@ import (
 // original bytes, and their hash, are restored exactly (Original). When a
 // source ends inside an unclosed code fence, a closing fence line goes
 // between the text and the end marker, so the rest of the file still
-// renders; it is not part of the source. Sections are framed by their line
+// renders; it is not part of the source. When two machines archived one
+// file at different points in its life, the git merge keeps each entry
+// once: a later copy keeps only the entries an earlier one lacks, flagged
+// part (the hash is still the source's). Sections are framed by their line
 // count, so a source that contains marker-like lines cannot break the
 // file; a section edited by hand falls back to its end marker.
 //
@@ -59,7 +62,12 @@ type ArchiveSection struct {
 	BOM      bool   // the source began with a byte-order mark
 	CRLF     bool   // the source's lines ended in CRLF
 	NoEOL    bool   // the source did not end in a newline
-	Text     string // the stored text: LF line endings, no BOM, ends in "\n" unless empty
+	// Part is set when the section holds only the entries of the source
+	// that an earlier copy of the same file in the archive lacks (two
+	// machines archived it at different points in its life, and a merge
+	// keeps each entry once). The source cannot be restored from it alone.
+	Part bool
+	Text string // the stored text: LF line endings, no BOM, ends in "\n" unless empty
 	// Header is the 1-based line of the section's header; the text runs
 	// from Header+1 for Lines lines.
 	Header int
@@ -70,7 +78,7 @@ type ArchiveSection struct {
 }
 
 var (
-	archiveHeader = regexp.MustCompile(`^<!-- tmem:archive (\S+) sha256:([0-9a-f]{64}) lines:(\d+) archived:(\d{4}-\d{2}-\d{2})((?: (?:bom|crlf|noeol))*) -->$`)
+	archiveHeader = regexp.MustCompile(`^<!-- tmem:archive (\S+) sha256:([0-9a-f]{64}) lines:(\d+) archived:(\d{4}-\d{2}-\d{2})((?: (?:bom|crlf|noeol|part))*) -->$`)
 	archiveEnd    = regexp.MustCompile(`^<!-- tmem:end (\S+) -->$`)
 )
 
@@ -110,18 +118,28 @@ func (s ArchiveSection) Original() []byte {
 	return []byte(t)
 }
 
-// Verify reports whether the section still restores its source exactly.
-func (s ArchiveSection) Verify() bool { return sha256Hex(s.Original()) == s.SHA }
+// Verify reports whether the section still restores its source exactly;
+// a part never does.
+func (s ArchiveSection) Verify() bool { return !s.Part && sha256Hex(s.Original()) == s.SHA }
 
-// render writes the section: header, text, a closing fence if the text
+// PartOf returns the part of the copy s that holds only text, the
+// entries an earlier copy of the same file lacks (see Part).
+func (s ArchiveSection) PartOf(text string) ArchiveSection {
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return ArchiveSection{Source: s.Source, SHA: s.SHA, Archived: s.Archived, Part: true, Text: text, Lines: strings.Count(text, "\n")}
+}
+
+// Render writes the section: header, text, a closing fence if the text
 // leaves one open, end marker.
-func (s ArchiveSection) render() string {
+func (s ArchiveSection) Render() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!-- tmem:archive %s sha256:%s lines:%d archived:%s", s.Source, s.SHA, s.Lines, s.Archived)
 	for _, f := range []struct {
 		on   bool
 		name string
-	}{{s.BOM, "bom"}, {s.CRLF, "crlf"}, {s.NoEOL, "noeol"}} {
+	}{{s.BOM, "bom"}, {s.CRLF, "crlf"}, {s.NoEOL, "noeol"}, {s.Part, "part"}} {
 		if f.on {
 			b.WriteString(" " + f.name)
 		}
@@ -148,7 +166,7 @@ func AppendArchive(old []byte, month string, sections ...ArchiveSection) []byte 
 		b.WriteString("\n")
 	}
 	for _, s := range sections {
-		b.WriteString("\n" + s.render())
+		b.WriteString("\n" + s.Render())
 	}
 	return b.Bytes()
 }
@@ -180,6 +198,8 @@ func ParseArchive(path string, src []byte) ([]ArchiveSection, error) {
 				s.CRLF = true
 			case "noeol":
 				s.NoEOL = true
+			case "part":
+				s.Part = true
 			}
 		}
 		next := s.frame(lines, i+1)

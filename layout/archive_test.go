@@ -113,3 +113,31 @@ func mustDay(t *testing.T, s string) time.Time {
 	}
 	return d
 }
+
+// A part (what a merge keeps of a later copy of a file) reads back as a
+// part with its text, restores nothing on its own, and is not taken for a
+// hand edit.
+func TestArchivePart(t *testing.T) {
+	full := NewArchiveSection("2026-03-09.md", []byte("# 2026-03-09\n\n## A\na\n\n## B\nb\n"), mustDay(t, "2026-03-20"))
+	part := full.PartOf("## B\nb")
+	file := AppendArchive(nil, "2026-03", NewArchiveSection("2026-03-08.md", []byte("# 2026-03-08\n"), mustDay(t, "2026-03-20")), part)
+	got, err := ParseArchive("a.md", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("parsed %d sections, want 2", len(got))
+	}
+	p := got[1]
+	if !p.Part || p.Edited || p.Verify() || p.Text != "## B\nb\n" || p.SHA != full.SHA {
+		t.Errorf("part read back as %+v", p)
+	}
+	ws := newWorkspace(t, "beacon")
+	rel := ArchivePath("beacon", "2026-03")
+	if err := ws.WriteFile(rel, file); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ws.checkArchive(File{Path: rel}) {
+		t.Errorf("doctor: %s:%d: %s", f.Path, f.Line, f.Message)
+	}
+}

@@ -186,7 +186,7 @@ func (w *Workspace) checkArchive(f File) []Finding {
 		if secs, err = ParseArchive(f.Path, src); err == nil {
 			out := conflictFindings(f.Path, src)
 			for _, s := range secs {
-				if s.Edited || !s.Verify() {
+				if s.Edited || !s.Part && !s.Verify() {
 					out = append(out, Finding{Path: f.Path, Line: s.Header, Severity: SevWarning,
 						Message: fmt.Sprintf("the archived %s was changed by hand: it no longer restores the original (sha256 %s…)", s.Source, s.SHA[:12])})
 				}

@@ -27,7 +27,9 @@ type Query struct {
 	Mode string
 }
 
-// Hit is one ranked result: the best chunk of one file.
+// Hit is one ranked result: a passage of one entry of a file (a chunk, or
+// neighbouring chunks merged), as whole lines with a little context;
+// StartLine..EndLine are the lines Text shows. A file can give several.
 type Hit struct {
 	Teammate string `json:"teammate"`
 	Path     string `json:"path"` // relative to the workspace root

@@ -49,16 +49,7 @@ func benchWorkspace(b *testing.B, name string, gen benchgen.Options) *layout.Wor
 	if ws, ok := benchWS[name]; ok {
 		return ws
 	}
-	dir, err := os.MkdirTemp("", "tmem-bench-")
-	if err != nil {
-		b.Fatal(err)
-	}
-	benchDirs = append(benchDirs, dir)
-	gen.End = benchEnd
-	st, err := benchgen.Generate(dir, gen)
-	if err != nil {
-		b.Fatal(err)
-	}
+	dir, st := benchGenerate(b, name, gen)
 	ws, err := layout.Open(dir)
 	if err != nil {
 		b.Fatal(err)
@@ -72,9 +63,40 @@ func benchWorkspace(b *testing.B, name string, gen benchgen.Options) *layout.Wor
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("%s: generated %+v; indexed %d files, %d chunks in %s", name, st, sst.Files, sst.Chunks, time.Since(t0).Round(time.Millisecond))
+	b.Logf("%s: %s; indexed %d files, %d chunks in %s", name, st, sst.Files, sst.Chunks, time.Since(t0).Round(time.Millisecond))
 	benchWS[name] = ws
 	return ws
+}
+
+// benchGenerate generates a workspace in a temporary folder removed at
+// the end, or, when TMEM_BENCH_CACHE names a folder, in a subfolder of it
+// that later runs reuse with its index (a changed schema rebuilds it).
+func benchGenerate(b *testing.B, name string, gen benchgen.Options) (string, string) {
+	b.Helper()
+	gen.End = benchEnd
+	cache := os.Getenv("TMEM_BENCH_CACHE")
+	dir := filepath.Join(cache, fmt.Sprintf("%s-%d", name, gen.Seed))
+	if cache == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "tmem-bench-"); err != nil {
+			b.Fatal(err)
+		}
+		benchDirs = append(benchDirs, dir)
+	} else if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
+		return dir, "reused " + dir
+	} else {
+		gen.Force = true // a run cut short left it half written
+	}
+	st, err := benchgen.Generate(dir, gen)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if cache != "" {
+		if err := os.WriteFile(filepath.Join(dir, "done"), nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir, fmt.Sprintf("generated %+v", st)
 }
 
 // memoEmbedder is the hashed embedder with query vectors cached, so that
@@ -163,7 +185,13 @@ var benchQueries = []string{
 
 func benchQuery(b *testing.B, name string, gen benchgen.Options, teammates []string) {
 	ws := benchWorkspace(b, name, gen)
-	ix, _ := Open(ws, benchOptions())
+	opts := benchOptions()
+	phases := map[string]time.Duration{}
+	opts.Trace = func(phase string) func() {
+		t0 := time.Now()
+		return func() { phases[phase] += time.Since(t0) }
+	}
+	ix, _ := Open(ws, opts)
 	ctx := context.Background()
 	for _, q := range benchQueries { // warm the page cache and the query memo
 		if _, err := ix.Search(ctx, Query{Text: q, Teammates: teammates, NoSync: true}); err != nil {
@@ -180,6 +208,9 @@ func benchQuery(b *testing.B, name string, gen benchgen.Options, teammates []str
 		durs = append(durs, time.Since(t0))
 	}
 	b.StopTimer()
+	for p, d := range phases {
+		b.ReportMetric(float64(d.Microseconds())/1000/float64(b.N+len(benchQueries)), p+"-ms")
+	}
 	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
 	b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(durs[len(durs)*95/100].Microseconds())/1000, "p95-ms")

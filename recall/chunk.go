@@ -177,10 +177,9 @@ func chunkDoc(f layout.File, doc *layout.Doc, opts ChunkOptions) []Chunk {
 	for _, e := range doc.Entries {
 		crumb := crumbOf(doc.Title, e.Heading)
 		text := e.Text
-		start := e.Start
-		if e.Heading != "" {
-			start = e.Start + 1 // the text starts below its heading
-		}
+		// The text is the entry's lines up to its last, trimmed: blank
+		// lines and a stamp below the heading are not part of it.
+		start := e.End - strings.Count(text, "\n")
 		if strings.TrimSpace(text) == "" {
 			if e.Heading == "" {
 				continue

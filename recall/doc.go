@@ -16,8 +16,10 @@
 // Data leaves as []Hit from Index.Search: BM25 and vector results fused,
 // BM25 being BM25F computed here over bleve's postings (words, identifiers
 // kept whole and neighbouring word pairs; score.go),
-// boosted by kind, one hit per file, and the most recent weekly summaries
-// always included. Secrets in a hit's text, name and heading are replaced
+// boosted by kind, chosen as passages (several per file, neighbouring
+// chunks of an entry merged, shown as whole lines with a line of context;
+// passage.go, around.go), and the most recent weekly summaries always
+// included. Secrets in a hit's text, name and heading are replaced
 // by "[REDACTED:kind]" and their rules listed in Hit.Redacted. SOUL.md and
 // GOALS.md are never indexed; the context builder injects them whole.
 //

@@ -15,29 +15,64 @@ import (
 )
 
 // EvalSet is a labelled set of recall questions over a workspace that
-// sits next to it (questions.json beside .teammates/).
+// sits next to it (the questions file beside .teammates/).
 type EvalSet struct {
-	Now       string         `json:"now"` // YYYY-MM-DD: the day the questions are asked
+	// Now is the day the questions are asked (YYYY-MM-DD); empty means
+	// layout.RecentDays after the newest dated file, so that every daily
+	// is indexed.
+	Now       string         `json:"now"`
 	Questions []EvalQuestion `json:"questions"`
 }
 
-// EvalQuestion is one query and the files that answer it.
+// EvalQuestion is one query and what answers it: whole files (Answers)
+// or tagged lines (Evidence).
 type EvalQuestion struct {
 	ID       string   `json:"id"`
-	Teammate string   `json:"teammate"`
+	Teammate string   `json:"teammate"` // empty means every teammate
 	Query    string   `json:"query"`
 	Answers  []string `json:"answers"` // workspace-relative paths
+	// Evidence lists the ids of the lines that answer ("D1:3"), each
+	// written in its line as "[D1:3]". A hit finds one when its text, or
+	// the file lines it points at, hold the tag.
+	Evidence []string `json:"evidence,omitempty"`
 	Tags     []string `json:"tags"`
 }
 
-// EvalScores are the averages over a set of questions. Recall@k is the
-// share of a question's answers found in the top k, averaged.
+// targets is what a question asks to be found: its evidence lines when
+// it names any, else its files.
+func (q EvalQuestion) targets() []string {
+	if len(q.Evidence) > 0 {
+		return q.Evidence
+	}
+	return q.Answers
+}
+
+// AtK are the scores of the top k hits, averaged over questions: Recall
+// is the share of a question's answers found, Hit the share of questions
+// with at least one found, Tokens what the hits' text costs (bytes/4).
+type AtK struct {
+	K      int     `json:"k"`
+	Recall float64 `json:"recall"`
+	Hit    float64 `json:"hit"`
+	Tokens float64 `json:"tokens"`
+}
+
+// EvalScores are the averages over a set of questions at each cut-off,
+// smallest first, and the mean reciprocal rank of the first answer.
 type EvalScores struct {
-	Questions  int     `json:"questions"`
-	RecallAt1  float64 `json:"recall_at_1"`
-	RecallAt5  float64 `json:"recall_at_5"`
-	RecallAt10 float64 `json:"recall_at_10"`
-	MRR        float64 `json:"mrr"`
+	Questions int     `json:"questions"`
+	Cutoffs   []AtK   `json:"cutoffs"`
+	MRR       float64 `json:"mrr"`
+}
+
+// At returns the scores at cut-off k (zero when k was not scored).
+func (s EvalScores) At(k int) AtK {
+	for _, a := range s.Cutoffs {
+		if a.K == k {
+			return a
+		}
+	}
+	return AtK{K: k}
 }
 
 // EvalResult is one retrieval mode's scores, overall and per tag.
@@ -45,11 +80,12 @@ type EvalResult struct {
 	Mode string `json:"mode"`
 	EvalScores
 	ByTag  map[string]EvalScores `json:"by_tag"`
-	Misses []string              `json:"misses"` // question IDs with no answer in the top 10
+	Misses []string              `json:"misses"` // question IDs with no answer in the top k
 }
 
 // EvalReport is what Evaluate returns: one result per mode that could run.
 type EvalReport struct {
+	K       int          `json:"k"` // the deepest cut-off: hits asked for per question
 	Results []EvalResult `json:"results"`
 	// Note says why modes are missing (no embedder), "" when none are.
 	Note string `json:"note,omitempty"`
@@ -63,20 +99,42 @@ type EvalOptions struct {
 	Scratch string
 	// Modes to run; empty means every mode the embedder allows.
 	Modes []string
+	// K is how many hits each question asks for, the deepest cut-off
+	// scored (also 1, 5 and 10 when smaller); 0 means 10.
+	K int
+	// Now is the day asked on when the set names none; zero means the
+	// set's default (see EvalSet.Now).
+	Now time.Time
 }
 
-// LoadEvalSet reads a questions file.
+// LoadEvalSet reads a questions file: a JSON EvalSet, or, for a file
+// named *.jsonl, one evidence question a line (see LoadEvidence).
 func LoadEvalSet(path string) (*EvalSet, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("load eval set: %w", err)
-	}
 	var s EvalSet
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("load eval set %s: %w", path, err)
+	if strings.HasSuffix(path, ".jsonl") {
+		qs, err := LoadEvidence(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range qs {
+			s.Questions = append(s.Questions, q.evalQuestion())
+		}
+	} else {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("load eval set: %w", err)
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			return nil, fmt.Errorf("load eval set %s: %w", path, err)
+		}
 	}
 	if len(s.Questions) == 0 {
 		return nil, fmt.Errorf("load eval set %s: no questions", path)
+	}
+	for i, q := range s.Questions {
+		if len(q.Answers) == 0 && len(q.Evidence) == 0 {
+			return nil, fmt.Errorf("load eval set %s: question %d (%q) has neither answers nor evidence", path, i+1, q.ID)
+		}
 	}
 	return &s, nil
 }
@@ -87,10 +145,6 @@ func Evaluate(ctx context.Context, path string, opts EvalOptions) (*EvalReport, 
 	set, err := LoadEvalSet(path)
 	if err != nil {
 		return nil, err
-	}
-	now, err := time.Parse(layout.DateLayout, set.Now)
-	if err != nil {
-		return nil, fmt.Errorf("eval set %s: now %q: %w", path, set.Now, err)
 	}
 	dir := filepath.Join(filepath.Dir(path), layout.DirName)
 	if opts.Scratch != "" {
@@ -104,6 +158,10 @@ func Evaluate(ctx context.Context, path string, opts EvalOptions) (*EvalReport, 
 	if err != nil {
 		return nil, err
 	}
+	now, err := evalDay(ws, set, opts.Now)
+	if err != nil {
+		return nil, fmt.Errorf("eval set %s: %w", path, err)
+	}
 	io := opts.Index
 	io.Now = func() time.Time { return now.Add(12 * time.Hour) }
 	ix, err := Open(ws, io)
@@ -114,7 +172,10 @@ func Evaluate(ctx context.Context, path string, opts EvalOptions) (*EvalReport, 
 	if _, err := ix.Sync(ctx, nil); err != nil {
 		return nil, err
 	}
-	rep := &EvalReport{}
+	rep := &EvalReport{K: opts.K}
+	if rep.K <= 0 {
+		rep.K = 10
+	}
 	modes := opts.Modes
 	if len(modes) == 0 {
 		modes = []string{ModeBM25, ModeVector, ModeHybrid}
@@ -124,7 +185,7 @@ func Evaluate(ctx context.Context, path string, opts EvalOptions) (*EvalReport, 
 		}
 	}
 	for _, m := range modes {
-		r, err := evalMode(ctx, ix, set, m)
+		r, err := evalMode(ctx, ix, set, m, rep.K)
 		if err != nil {
 			return nil, err
 		}
@@ -133,81 +194,201 @@ func Evaluate(ctx context.Context, path string, opts EvalOptions) (*EvalReport, 
 	return rep, nil
 }
 
-func evalMode(ctx context.Context, ix *Index, set *EvalSet, mode string) (EvalResult, error) {
+// evalDay is the day the questions are asked: the set's, else fallback,
+// else layout.RecentDays after the newest dated file of the workspace.
+func evalDay(ws *layout.Workspace, set *EvalSet, fallback time.Time) (time.Time, error) {
+	if set.Now != "" {
+		now, err := time.Parse(layout.DateLayout, set.Now)
+		if err != nil {
+			return now, fmt.Errorf("now %q: %w", set.Now, err)
+		}
+		return now, nil
+	}
+	if !fallback.IsZero() {
+		return layout.Day(fallback), nil
+	}
+	mates, err := ws.Teammates()
+	if err != nil {
+		return time.Time{}, err
+	}
+	var newest time.Time
+	for _, m := range mates {
+		fs, err := ws.Files(m.Name)
+		if err != nil {
+			return time.Time{}, err
+		}
+		for _, f := range fs {
+			if f.Date.After(newest) {
+				newest = f.Date
+			}
+		}
+	}
+	if newest.IsZero() {
+		return time.Time{}, fmt.Errorf("no dated file to ask after: put a \"now\" date in the set")
+	}
+	return newest.AddDate(0, 0, layout.RecentDays), nil
+}
+
+// cutoffs are the depths scored when k hits are asked for.
+func cutoffs(k int) []int {
+	var out []int
+	for _, c := range []int{1, 5, 10} {
+		if c < k {
+			out = append(out, c)
+		}
+	}
+	return append(out, k)
+}
+
+func evalMode(ctx context.Context, ix *Index, set *EvalSet, mode string, k int) (EvalResult, error) {
 	res := EvalResult{Mode: mode, ByTag: map[string]EvalScores{}}
 	var all []qScore
 	byTag := map[string][]qScore{}
+	lines := newFileLines(ix.ws)
 	for _, q := range set.Questions {
-		hits, err := ix.Search(ctx, Query{Text: q.Query, Teammates: []string{q.Teammate}, K: 10, NoSync: true, Mode: mode})
+		var mates []string
+		if q.Teammate != "" {
+			mates = []string{q.Teammate}
+		}
+		hits, err := ix.Search(ctx, Query{Text: q.Query, Teammates: mates, K: k, NoSync: true, Mode: mode})
 		if err != nil {
 			return res, fmt.Errorf("eval %s: %w", q.ID, err)
 		}
-		s := scoreHits(hits, q.Answers)
+		s := scoreHits(hits, q, k, lines)
 		all = append(all, s)
 		for _, t := range q.Tags {
 			byTag[t] = append(byTag[t], s)
 		}
-		if s.r10 == 0 {
+		if s.found(k) == 0 {
 			res.Misses = append(res.Misses, q.ID)
 		}
 	}
-	res.EvalScores = average(all)
+	res.EvalScores = average(all, cutoffs(k))
 	for t, ss := range byTag {
-		res.ByTag[t] = average(ss)
+		res.ByTag[t] = average(ss, cutoffs(k))
 	}
 	sort.Strings(res.Misses)
 	return res, nil
 }
 
-type qScore struct{ r1, r5, r10, rr float64 }
+// qScore is one question's result: the rank (1-based) of the first hit
+// holding each target, 0 when none of the hits does, and the tokens of
+// each hit.
+type qScore struct {
+	ranks  []int
+	tokens []int
+}
 
-func scoreHits(hits []Hit, answers []string) qScore {
-	want := map[string]bool{}
-	for _, a := range answers {
-		want[a] = true
+// found counts the targets in the top k.
+func (s qScore) found(k int) int {
+	n := 0
+	for _, r := range s.ranks {
+		if r > 0 && r <= k {
+			n++
+		}
+	}
+	return n
+}
+
+func scoreHits(hits []Hit, q EvalQuestion, k int, lines *fileLines) qScore {
+	if len(hits) > k {
+		hits = hits[:k]
 	}
 	var s qScore
-	found := 0
-	for i, h := range hits {
-		if i >= 10 {
-			break
+	for _, h := range hits {
+		s.tokens = append(s.tokens, len(h.Text)/4)
+	}
+	for _, t := range q.targets() {
+		r := 0
+		for i, h := range hits {
+			if holds(h, t, len(q.Evidence) > 0, lines) {
+				r = i + 1
+				break
+			}
 		}
-		if !want[h.Path] {
-			continue
-		}
-		found++
-		if s.rr == 0 {
-			s.rr = 1 / float64(i+1)
-		}
-		n := float64(len(want))
-		if i < 1 {
-			s.r1 += 1 / n
-		}
-		if i < 5 {
-			s.r5 += 1 / n
-		}
-		s.r10 += 1 / n
+		s.ranks = append(s.ranks, r)
 	}
 	return s
 }
 
-func average(ss []qScore) EvalScores {
+// holds reports whether hit h finds target t: its file, or for evidence
+// the tagged line, in its text or its lines.
+func holds(h Hit, t string, evidence bool, lines *fileLines) bool {
+	if !evidence {
+		return h.Path == t
+	}
+	tag := "[" + t + "]"
+	if strings.Contains(h.Text, tag) {
+		return true
+	}
+	ls := lines.of(h.Path)
+	for n := max(h.StartLine, 1); n <= h.EndLine && n <= len(ls); n++ {
+		if strings.Contains(ls[n-1], tag) {
+			return true
+		}
+	}
+	return false
+}
+
+func average(ss []qScore, ks []int) EvalScores {
 	out := EvalScores{Questions: len(ss)}
 	if len(ss) == 0 {
 		return out
 	}
-	for _, s := range ss {
-		out.RecallAt1 += s.r1
-		out.RecallAt5 += s.r5
-		out.RecallAt10 += s.r10
-		out.MRR += s.rr
-	}
 	n := float64(len(ss))
-	out.RecallAt1 /= n
-	out.RecallAt5 /= n
-	out.RecallAt10 /= n
+	for _, k := range ks {
+		a := AtK{K: k}
+		for _, s := range ss {
+			f := s.found(k)
+			if len(s.ranks) > 0 {
+				a.Recall += float64(f) / float64(len(s.ranks))
+			}
+			if f > 0 {
+				a.Hit++
+			}
+			for i := 0; i < k && i < len(s.tokens); i++ {
+				a.Tokens += float64(s.tokens[i])
+			}
+		}
+		a.Recall, a.Hit, a.Tokens = a.Recall/n, a.Hit/n, a.Tokens/n
+		out.Cutoffs = append(out.Cutoffs, a)
+	}
+	for _, s := range ss {
+		first := 0
+		for _, r := range s.ranks {
+			if r > 0 && (first == 0 || r < first) {
+				first = r
+			}
+		}
+		if first > 0 {
+			out.MRR += 1 / float64(first)
+		}
+	}
 	out.MRR /= n
 	return out
+}
+
+// fileLines reads workspace files once each, as lines; a file that
+// cannot be read has none.
+type fileLines struct {
+	ws    *layout.Workspace
+	files map[string][]string
+}
+
+func newFileLines(ws *layout.Workspace) *fileLines {
+	return &fileLines{ws: ws, files: map[string][]string{}}
+}
+
+func (f *fileLines) of(rel string) []string {
+	if ls, ok := f.files[rel]; ok {
+		return ls
+	}
+	var ls []string
+	if b, err := f.ws.ReadFile(rel, 0); err == nil {
+		ls = strings.Split(string(b), "\n")
+	}
+	f.files[rel] = ls
+	return ls
 }
 
 // copyTree copies a workspace, leaving out index folders.
@@ -238,12 +419,13 @@ func copyTree(src, dst string) error {
 	})
 }
 
-// String formats the report as a table.
+// String formats the report as a table: recall, hit rate and tokens at
+// each cut-off, and MRR.
 func (r *EvalReport) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-8s %5s %8s %8s %9s %6s\n", "mode", "n", "recall@1", "recall@5", "recall@10", "MRR")
+	b.WriteString(scoreHeader("mode", r.K))
 	for _, x := range r.Results {
-		fmt.Fprintf(&b, "%-8s %5d %8.3f %8.3f %9.3f %6.3f\n", x.Mode, x.Questions, x.RecallAt1, x.RecallAt5, x.RecallAt10, x.MRR)
+		b.WriteString(scoreRow(x.Mode, x.EvalScores))
 	}
 	if r.Note != "" {
 		fmt.Fprintf(&b, "note: %s\n", r.Note)
@@ -254,6 +436,7 @@ func (r *EvalReport) String() string {
 // Details formats each mode's scores per tag and its missed questions.
 func (r *EvalReport) Details() string {
 	var b strings.Builder
+	b.WriteString(scoreHeader("mode/tag", r.K))
 	for _, x := range r.Results {
 		var tags []string
 		for t := range x.ByTag {
@@ -261,12 +444,49 @@ func (r *EvalReport) Details() string {
 		}
 		sort.Strings(tags)
 		for _, t := range tags {
-			s := x.ByTag[t]
-			fmt.Fprintf(&b, "%-8s %-12s %3d %8.3f %8.3f %9.3f %6.3f\n", x.Mode, t, s.Questions, s.RecallAt1, s.RecallAt5, s.RecallAt10, s.MRR)
+			b.WriteString(scoreRow(x.Mode+" "+t, x.ByTag[t]))
 		}
 		if len(x.Misses) > 0 {
-			fmt.Fprintf(&b, "%-8s missed in the top 10: %s\n", x.Mode, strings.Join(x.Misses, " "))
+			fmt.Fprintf(&b, "%s missed in the top %d: %s\n", x.Mode, r.K, strings.Join(x.Misses, " "))
 		}
 	}
 	return b.String()
 }
+
+// scoreHeader and scoreRow lay out one column group each for recall, hit
+// rate and tokens, one number per cut-off.
+func scoreHeader(first string, k int) string {
+	ks := cutoffs(k)
+	at := atLabel(ks)
+	w := colWidth(ks)
+	return fmt.Sprintf("%-22s %4s  %-*s %-*s %-*s %6s\n", first, "n", w, "recall"+at, w, "hit"+at, w, "tokens"+at, "MRR")
+}
+
+func scoreRow(name string, s EvalScores) string {
+	var ks []int
+	var rec, hit, tok []string
+	for _, a := range s.Cutoffs {
+		ks = append(ks, a.K)
+		rec = append(rec, fmt.Sprintf("%.3f", a.Recall))
+		hit = append(hit, fmt.Sprintf("%.3f", a.Hit))
+		tok = append(tok, fmt.Sprintf("%.0f", a.Tokens))
+	}
+	w := colWidth(ks)
+	return fmt.Sprintf("%-22s %4d  %-*s %-*s %-*s %6.3f\n", name, s.Questions,
+		w, strings.Join(rec, " "), w, strings.Join(hit, " "), w, strings.Join(tok, " "), s.MRR)
+}
+
+func atLabel(ks []int) string {
+	var b strings.Builder
+	for i, k := range ks {
+		if i == 0 {
+			b.WriteString("@")
+		} else {
+			b.WriteString("/")
+		}
+		fmt.Fprint(&b, k)
+	}
+	return b.String()
+}
+
+func colWidth(ks []int) int { return max(6*len(ks), len(atLabel(ks))+6) }

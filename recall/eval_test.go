@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,15 +37,16 @@ func TestEvalBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	const eps = 1e-9
-	for _, m := range []struct {
+	type metric struct {
 		name      string
 		got, base float64
-	}{
-		{"recall@1", got.RecallAt1, base.RecallAt1},
-		{"recall@5", got.RecallAt5, base.RecallAt5},
-		{"recall@10", got.RecallAt10, base.RecallAt10},
-		{"MRR", got.MRR, base.MRR},
-	} {
+	}
+	ms := []metric{{"MRR", got.MRR, base.MRR}}
+	for _, k := range []int{1, 5, 10} {
+		g, b := got.At(k), base.At(k)
+		ms = append(ms, metric{fmt.Sprintf("recall@%d", k), g.Recall, b.Recall}, metric{fmt.Sprintf("hit@%d", k), g.Hit, b.Hit})
+	}
+	for _, m := range ms {
 		t.Run(m.name, func(t *testing.T) {
 			if m.got < m.base-eps {
 				t.Errorf("%s dropped to %.4f from the baseline %.4f", m.name, m.got, m.base)
@@ -65,7 +67,7 @@ func TestEvalAllModes(t *testing.T) {
 		t.Fatalf("got %d modes, want 3", len(rep.Results))
 	}
 	for _, r := range rep.Results {
-		if r.RecallAt10 == 0 {
+		if r.At(10).Recall == 0 {
 			t.Errorf("%s: recall@10 is 0", r.Mode)
 		}
 	}
@@ -79,7 +81,7 @@ func TestEvalWithoutEmbedderSaysSo(t *testing.T) {
 	if len(rep.Results) != 1 || rep.Results[0].Mode != ModeBM25 || rep.Note == "" {
 		t.Errorf("report without an embedder: %+v", rep)
 	}
-	if d := rep.Details(); !strings.Contains(d, "bm25     keyword") {
+	if d := rep.Details(); !strings.Contains(d, "bm25 keyword ") {
 		t.Errorf("details lack the per-tag rows:\n%s", d)
 	}
 }

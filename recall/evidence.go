@@ -11,12 +11,21 @@ import (
 
 // EvidenceQuestion is a question whose answer is in given turns of a
 // conversation logged as memory: each turn is a line tagged with its id
-// ("- [D1:3] Caroline: …"), as in the LoCoMo benchmark.
+// ("- [D1:3] Caroline: …"), as in the LoCoMo benchmark. It is one line of
+// a queries.jsonl file.
 type EvidenceQuestion struct {
 	ID       string   `json:"id"`
 	Question string   `json:"question"`
 	Category string   `json:"category_name"`
 	Evidence []string `json:"evidence"` // turn ids: "D1:3"
+}
+
+func (q EvidenceQuestion) evalQuestion() EvalQuestion {
+	eq := EvalQuestion{ID: q.ID, Query: q.Question, Evidence: q.Evidence}
+	if q.Category != "" {
+		eq.Tags = []string{q.Category}
+	}
+	return eq
 }
 
 // LoadEvidence reads questions, one JSON object a line.
@@ -37,6 +46,9 @@ func LoadEvidence(path string) ([]EvidenceQuestion, error) {
 		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
 		}
+		if len(q.Evidence) == 0 {
+			return nil, fmt.Errorf("%s:%d: question %q lists no evidence", path, n, q.ID)
+		}
 		out = append(out, q)
 	}
 	if err := sc.Err(); err != nil {
@@ -46,8 +58,9 @@ func LoadEvidence(path string) ([]EvidenceQuestion, error) {
 }
 
 // EvidenceScore is recall@k over evidence questions: the share of each
-// question's evidence turns found in the text of its top k hits, averaged,
-// with the tokens (chars/4) those hits cost on average.
+// question's evidence turns found in its top k hits (their text or the
+// file lines they point at), averaged, with the tokens (bytes/4) those
+// hits cost on average.
 type EvidenceScore struct {
 	Questions int     `json:"questions"`
 	K         int     `json:"k"`
@@ -61,49 +74,23 @@ type EvidenceScore struct {
 // scores the top k hits.
 func ScoreEvidence(ctx context.Context, ix *Index, qs []EvidenceQuestion, q Query, k int) (EvidenceScore, error) {
 	s := EvidenceScore{Questions: len(qs), K: k, ByCategory: map[string]float64{}}
-	counts := map[string]int{}
+	var all []qScore
+	byCat := map[string][]qScore{}
+	lines := newFileLines(ix.ws)
 	for _, eq := range qs {
 		q.Text, q.K = eq.Question, k
 		hits, err := ix.Search(ctx, q)
 		if err != nil {
 			return s, fmt.Errorf("evidence %s: %w", eq.ID, err)
 		}
-		r, tokens := evidenceFound(hits, eq.Evidence, k)
-		s.Recall += r
-		s.Tokens += float64(tokens)
-		s.ByCategory[eq.Category] += r
-		counts[eq.Category]++
+		qs := scoreHits(hits, eq.evalQuestion(), k, lines)
+		all = append(all, qs)
+		byCat[eq.Category] = append(byCat[eq.Category], qs)
 	}
-	if len(qs) > 0 {
-		s.Recall /= float64(len(qs))
-		s.Tokens /= float64(len(qs))
-	}
-	for c, n := range counts {
-		s.ByCategory[c] /= float64(n)
+	at := average(all, []int{k}).At(k)
+	s.Recall, s.Tokens = at.Recall, at.Tokens
+	for c, ss := range byCat {
+		s.ByCategory[c] = average(ss, []int{k}).At(k).Recall
 	}
 	return s, nil
-}
-
-// evidenceFound returns the share of the evidence turns in the top k hits
-// and the tokens of those hits.
-func evidenceFound(hits []Hit, evidence []string, k int) (float64, int) {
-	if len(hits) > k {
-		hits = hits[:k]
-	}
-	var text strings.Builder
-	for _, h := range hits {
-		text.WriteString(h.Text)
-		text.WriteString("\n")
-	}
-	all := text.String()
-	if len(evidence) == 0 {
-		return 0, len(all) / 4
-	}
-	found := 0
-	for _, e := range evidence {
-		if strings.Contains(all, "["+e+"]") {
-			found++
-		}
-	}
-	return float64(found) / float64(len(evidence)), len(all) / 4
 }

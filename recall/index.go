@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	bindex "github.com/blevesearch/bleve_index_api"
 	"github.com/gofrs/flock"
 
 	"github.com/tmemhq/tmem/layout"
@@ -146,9 +147,13 @@ type Index struct {
 	roOnce      sync.Once
 	backlogOnce sync.Once
 
-	mu     sync.Mutex
-	mapped map[string]*mappedVectors // vector files kept mapped between searches
-	seen   verifiedFiles             // bleve files checked by content
+	// vectors and readers keep vector files mapped and bleve snapshots
+	// open between searches.
+	vectors warmCache[*vecView]
+	readers warmCache[bindex.IndexReader]
+
+	mu   sync.Mutex
+	seen verifiedFiles // bleve files checked by content
 }
 
 // Open prepares the index of ws. It touches no files: the first Sync or
@@ -174,16 +179,12 @@ func Open(ws *layout.Workspace, opts Options) (*Index, error) {
 // HasVectors reports whether searches use vectors; false means BM25 only.
 func (ix *Index) HasVectors() bool { return ix.opts.Embedder != nil }
 
-// Close releases the vector files the index keeps mapped. Locks are held
-// only during operations, so there is nothing to flush.
+// Close releases the vector files and index snapshots the index keeps
+// open between searches. Locks are held only during operations, so there
+// is nothing to flush.
 func (ix *Index) Close() error {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	for p, m := range ix.mapped {
-		m.stale = true
-		m.releaseIfIdle()
-		delete(ix.mapped, p)
-	}
+	ix.vectors.close()
+	ix.readers.close()
 	return nil
 }
 
@@ -313,8 +314,12 @@ type scope struct {
 	name string
 	dir  string
 	man  *manifest
-	bl   bleve.Index
-	vec  *vecView
+	bl   bleve.Index // open for writing during a sync
+	// rd is the snapshot of the bleve index a search reads; rdDone lets
+	// go of it.
+	rd     bindex.IndexReader
+	rdDone func()
+	vec    *vecView
 	// weeklies are the indexed weekly summaries, for the recency pass.
 	weeklies []weeklyRef
 	// manMTime is the loaded manifest's mtime (ns), which says how far
@@ -326,7 +331,7 @@ type scope struct {
 	// unlocked scopes are read without their lock (see readonly.go); seen
 	// is their index as it was when the read began.
 	unlocked bool
-	seen     indexStamp
+	seen     stamp
 	// vecDone lets go of the mapped vector file vec reads from.
 	vecDone func()
 	// chunkBase is what earlier scopes of the running sync indexed, for
@@ -346,6 +351,10 @@ func (s *scope) label() string {
 // closeBleve closes bleve; after a write, the error says whether
 // everything reached the disk.
 func (s *scope) closeBleve() error {
+	if s.rdDone != nil {
+		s.rdDone()
+	}
+	s.rd, s.rdDone = nil, nil
 	if s.bl == nil {
 		return nil
 	}
@@ -424,6 +433,9 @@ func (ix *Index) lockScope(ctx context.Context, name string, write bool) (*scope
 	if err != nil {
 		fl.Unlock()
 		return nil, err
+	}
+	if write {
+		ix.readers.drop(dir) // its files may be replaced from now on
 	}
 	return &scope{name: name, dir: dir, fl: fl}, nil
 }

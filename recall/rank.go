@@ -31,6 +31,16 @@ type Ranking struct {
 	// RecencyDepth is how many recent weekly summaries every search
 	// returns; a Query's RecencyDepth overrides it.
 	RecencyDepth int
+	// PassageDecay scales the score of each further passage of a file
+	// (of an archived source) by this once more: 1 ranks passages by
+	// score alone, near 0 gives each file one passage. 0 means the
+	// default; outside 0..1 the default too.
+	PassageDecay float64
+	// ContextLines is how many lines before and after a passage, within
+	// its entry, a hit shows too, each side adding at most ContextTokens
+	// (bytes/4). 0 means the default; negative, none.
+	ContextLines  int
+	ContextTokens int
 }
 
 // DefaultRanking is what Open uses unless told otherwise.
@@ -48,7 +58,10 @@ var DefaultRanking = Ranking{
 		"daily":     0.95,
 		"archive":   0.9,
 	},
-	RecencyDepth: 2,
+	RecencyDepth:  2,
+	PassageDecay:  1,
+	ContextLines:  1,
+	ContextTokens: 30,
 }
 
 func (r Ranking) withDefaults() Ranking {
@@ -70,6 +83,15 @@ func (r Ranking) withDefaults() Ranking {
 	}
 	if r.RecencyDepth == 0 {
 		r.RecencyDepth = d.RecencyDepth
+	}
+	if r.PassageDecay <= 0 || r.PassageDecay > 1 {
+		r.PassageDecay = d.PassageDecay
+	}
+	if r.ContextLines == 0 {
+		r.ContextLines = d.ContextLines
+	}
+	if r.ContextTokens == 0 {
+		r.ContextTokens = d.ContextTokens
 	}
 	return r
 }
@@ -166,74 +188,6 @@ func boost(r Ranking, rs []ranked) {
 		rs[i].reason = append(rs[i].reason, "boost")
 	}
 	sortRanked(rs)
-}
-
-// dedupe keeps one hit per file (per archived source in an archive file):
-// its best chunk, merged with the chunks right next to it that scored too.
-// A chunk whose text repeats a better one word for word (a monthly's day
-// copied from a weekly that is now archived) is dropped first.
-func dedupe(rs []ranked) []ranked {
-	rs = uniqueText(rs)
-	byPath := map[string][]int{}
-	for i, x := range rs {
-		byPath[x.chunk.group()] = append(byPath[x.chunk.group()], i)
-	}
-	var out []ranked
-	seen := map[string]bool{}
-	for _, x := range rs {
-		g := x.chunk.group()
-		if seen[g] {
-			continue
-		}
-		seen[g] = true
-		best := withNeighbours(representative(rs, byPath[g]), rs, byPath[g])
-		best.score = x.score
-		best.reason = unionReasons(best.reason, x.reason)
-		out = append(out, best)
-	}
-	return out
-}
-
-// representative is what a group's hit shows: its best chunk, or, when
-// that is a summary's day and the day's full log matched too, the log's
-// best chunk.
-func representative(rs []ranked, group []int) ranked {
-	for _, i := range group {
-		if rs[i].chunk.Cites == "" {
-			return rs[i]
-		}
-	}
-	return rs[group[0]]
-}
-
-// withNeighbours merges x with the chunks of its group right next to it in
-// its file and entry that scored too.
-func withNeighbours(x ranked, rs []ranked, group []int) ranked {
-	ords := map[int]ranked{}
-	for _, i := range group {
-		if rs[i].chunk.Path == x.chunk.Path {
-			ords[rs[i].chunk.Ordinal] = rs[i]
-		}
-	}
-	best := x
-	lo, hi := x.chunk.Ordinal, x.chunk.Ordinal
-	for {
-		n, ok := ords[lo-1]
-		if !ok || n.chunk.Heading != x.chunk.Heading {
-			break
-		}
-		best = mergeChunks(n, best)
-		lo--
-	}
-	for {
-		n, ok := ords[hi+1]
-		if !ok || n.chunk.Heading != x.chunk.Heading {
-			break
-		}
-		best = mergeChunks(best, n)
-		hi++
-	}
-	return best
 }
 
 // uniqueText drops every chunk whose text, spacing aside, is the text of a

@@ -51,7 +51,7 @@ func TestFuseReasons(t *testing.T) {
 }
 
 func rk(path string, ord int, kind string, score float64) ranked {
-	return ranked{chunk: Chunk{ID: fmt.Sprintf("%s#%d", path, ord), Path: path, Ordinal: ord, Kind: kind, Heading: "h", Text: fmt.Sprintf("text %d", ord), StartLine: ord * 10, EndLine: ord*10 + 5}, score: score, reason: []string{"bm25"}}
+	return ranked{chunk: Chunk{ID: fmt.Sprintf("%s#%d", path, ord), Path: path, Ordinal: ord, Kind: kind, Heading: "h", Text: fmt.Sprintf("%s text %d", path, ord), StartLine: ord * 10, EndLine: ord*10 + 5}, score: score, reason: []string{"bm25"}}
 }
 
 func TestBoost(t *testing.T) {
@@ -75,28 +75,41 @@ func TestBoost(t *testing.T) {
 	}
 }
 
-func TestDedupe(t *testing.T) {
+func TestPassages(t *testing.T) {
+	otherEntry := rk("a", 4, "daily", 2)
+	otherEntry.chunk.Heading = "another entry"
 	tests := []struct {
 		name      string
 		in        []ranked
+		k         int
+		decay     float64
 		want      string
-		wantLines string // of the first hit
+		wantLines string // of the first passage
 	}{
-		{"one hit per file, its best chunk", []ranked{rk("a", 3, "typed", 3), rk("b", 0, "typed", 2), rk("a", 0, "typed", 1)}, "a#3,b#0", "30-35"},
-		{"neighbours that both score merge", []ranked{rk("a", 3, "typed", 3), rk("a", 4, "typed", 2), rk("a", 2, "typed", 1)}, "a#2", "20-45"},
-		{"a gap stops merging", []ranked{rk("a", 3, "typed", 3), rk("a", 5, "typed", 2)}, "a#3", "30-35"},
+		{"several passages of one file", []ranked{rk("a", 3, "daily", 3), rk("a", 7, "daily", 2.5), rk("b", 0, "daily", 1)}, 10, 1, "a#3,a#7,b#0", "30-35"},
+		{"a file's second passage is decayed", []ranked{rk("a", 3, "daily", 3), rk("a", 7, "daily", 2.5), rk("b", 0, "daily", 2)}, 10, 0.5, "a#3,b#0,a#7", "30-35"},
+		{"near-zero decay: one passage a file first", []ranked{rk("a", 3, "daily", 3), rk("a", 7, "daily", 2.5), rk("b", 0, "daily", 0.1)}, 2, 0.01, "a#3,b#0", "30-35"},
+		{"neighbours merge and take one place", []ranked{rk("a", 3, "daily", 3), rk("a", 4, "daily", 2), rk("a", 2, "daily", 1.5), rk("b", 0, "daily", 1)}, 2, 1, "a#2,b#0", "20-45"},
+		{"a gap stops merging", []ranked{rk("a", 3, "daily", 3), rk("a", 5, "daily", 2)}, 10, 1, "a#3,a#5", "30-35"},
+		{"another entry does not merge", []ranked{rk("a", 3, "daily", 3), otherEntry}, 10, 1, "a#3,a#4", "30-35"},
+		{"k passages at most", []ranked{rk("a", 1, "daily", 3), rk("b", 1, "daily", 2), rk("c", 1, "daily", 1)}, 2, 1, "a#1,b#1", "10-15"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out := dedupe(tt.in)
+			out := passages(tt.in, tt.k, tt.decay)
 			if got := ids(out); got != tt.want {
-				t.Errorf("dedupe = %s, want %s", got, tt.want)
+				t.Fatalf("passages = %s, want %s", got, tt.want)
 			}
 			if got := fmt.Sprintf("%d-%d", out[0].chunk.StartLine, out[0].chunk.EndLine); got != tt.wantLines {
-				t.Errorf("first hit lines %s, want %s", got, tt.wantLines)
+				t.Errorf("first passage lines %s, want %s", got, tt.wantLines)
 			}
 			if out[0].score != tt.in[0].score {
-				t.Errorf("merged hit score %v, want the best chunk's %v", out[0].score, tt.in[0].score)
+				t.Errorf("first passage score %v, want the best chunk's %v", out[0].score, tt.in[0].score)
+			}
+			for i := 1; i < len(out); i++ {
+				if out[i].score > out[i-1].score {
+					t.Errorf("passage %d scores %v, above the one before it (%v)", i, out[i].score, out[i-1].score)
+				}
 			}
 		})
 	}

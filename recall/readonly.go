@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
-
-	"github.com/tmemhq/tmem/layout"
 )
 
 // A workspace tmem cannot write to (a read-only checkout or mount, another
@@ -33,25 +31,18 @@ var errIndexMoved = errors.New("the index changed while it was read")
 // it gives up on an index that keeps changing.
 const unlockedTries = 3
 
-// indexStamp identifies a scope's manifest file: any sync that changed the
-// index replaced it.
-type indexStamp struct {
-	size, mtime, ctime int64
-	ino                uint64
-}
-
-// stampIndex stamps a scope's index, failing when a sync is under way (or
+// stampIndex stamps a scope's index by its manifest file, which any sync
+// that changed the index replaced, failing when a sync is under way (or
 // died) or there is no index.
-func stampIndex(dir string) (indexStamp, error) {
+func stampIndex(dir string) (stamp, error) {
 	if _, err := os.Lstat(filepath.Join(dir, syncingFile)); err == nil {
-		return indexStamp{}, errors.New("a sync is under way or did not finish")
+		return stamp{}, errors.New("a sync is under way or did not finish")
 	}
 	fi, err := os.Stat(filepath.Join(dir, manifestFile))
 	if err != nil {
-		return indexStamp{}, err
+		return stamp{}, err
 	}
-	ctime, ino := layout.StatID(fi)
-	return indexStamp{fi.Size(), fi.ModTime().UnixNano(), ctime, ino}, nil
+	return stampOf(fi), nil
 }
 
 // noteReadOnly says once per Index that the index is searched as it is.

@@ -8,7 +8,9 @@ import (
 	"math"
 	"sync"
 
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	bindex "github.com/blevesearch/bleve_index_api"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
 )
 
 // BM25 parameters (Robertson and Spärck Jones; the usual values).
@@ -83,13 +85,37 @@ type posting struct {
 	tf  float64
 }
 
-// scopePostings is one scope's postings: per group, per term.
+// scopePostings is one scope's postings: per group, per term, a span of
+// buf.
 type scopePostings struct {
 	s     *scope
 	r     bindex.IndexReader
 	docs  uint64
-	terms [][][]posting
+	terms [][]postingSpan
+	buf   []posting
 }
+
+// postingSpan is a run of postings in scopePostings.buf.
+type postingSpan struct{ from, to int }
+
+// postings returns the postings of group gi's term ti.
+func (sp *scopePostings) postings(gi, ti int) []posting {
+	t := sp.terms[gi][ti]
+	return sp.buf[t.from:t.to]
+}
+
+// release returns the scope's buffer for the next search to use.
+func (sp *scopePostings) release() {
+	if sp.buf != nil {
+		postingsPool.Put(sp.buf[:0])
+		sp.buf = nil
+	}
+}
+
+// Buffers are reused across searches: on a 94k-chunk index a query sums a
+// few hundred thousand postings, and making the arrays anew each time
+// kept the collector busy for a third of the query.
+var postingsPool, accumulatorPool sync.Pool
 
 // bm25Search scores every chunk of the scopes that holds a query term and
 // returns the best n, best first. The statistics (chunk count, document
@@ -118,7 +144,7 @@ func bm25Search(ctx context.Context, scopes []*scope, text string, n int) ([]sco
 	defer func() {
 		for _, sp := range sps {
 			if sp != nil {
-				sp.r.Close()
+				sp.release()
 			}
 		}
 	}()
@@ -165,45 +191,66 @@ func averageLengths(scopes []*scope) map[string]float64 {
 // readPostings reads, for every query term, the chunks of one scope that
 // hold it and their combined normalised frequency.
 func readPostings(ctx context.Context, s *scope, groups []termGroup, avg map[string]float64) (*scopePostings, error) {
-	ix, err := s.bl.Advanced()
-	if err != nil {
-		return nil, err
-	}
-	r, err := ix.Reader()
-	if err != nil {
-		return nil, err
-	}
+	r := s.rd
 	sp := &scopePostings{s: s, r: r}
+	if b, ok := postingsPool.Get().([]posting); ok {
+		sp.buf = b
+	}
+	var err error
 	if sp.docs, err = r.DocCount(); err != nil {
 		return sp, err
 	}
-	// Sized for the scope's chunks at once: growing it per posting cost a
-	// fifth of a query's time on a 94k-chunk index.
-	acc := &accumulator{sums: make([]float64, sp.docs+sp.docs/8+1)}
-	var tfd bindex.TermFieldDoc
+	acc := getAccumulator(sp.docs)
+	defer putAccumulator(acc)
+	segs, err := newSegments(r)
+	if err != nil {
+		return sp, err
+	}
 	for _, g := range groups {
-		perTerm := make([][]posting, len(g.terms))
+		spans := make([]postingSpan, len(g.terms))
 		for ti, t := range g.terms {
 			if err := ctx.Err(); err != nil {
 				return sp, err
 			}
 			for fi, f := range g.fields {
-				if err := addPostings(ctx, r, t, f, g.weights[fi], avg[f], acc, &tfd); err != nil {
+				if err := segs.addPostings(t, f, g.weights[fi], avg[f], acc); err != nil {
 					return sp, err
 				}
 			}
-			perTerm[ti] = acc.drain()
+			from := len(sp.buf)
+			sp.buf = acc.drain(sp.buf)
+			spans[ti] = postingSpan{from, len(sp.buf)}
 		}
-		sp.terms = append(sp.terms, perTerm)
+		sp.terms = append(sp.terms, spans)
 	}
 	return sp, nil
 }
 
 // accumulator sums a value per chunk number in a dense array (a map costs
 // more than reading the postings) and remembers which chunks it touched.
+// Drained, it is all zeros again.
 type accumulator struct {
 	sums    []float64
 	touched []uint64
+}
+
+// getAccumulator returns an empty accumulator sized for docs chunks (and
+// some growth: a posting beyond it grows the array).
+func getAccumulator(docs uint64) *accumulator {
+	n := int(docs + docs/8 + 1)
+	if a, ok := accumulatorPool.Get().(*accumulator); ok && len(a.sums) >= n {
+		return a
+	}
+	return &accumulator{sums: make([]float64, n)}
+}
+
+// putAccumulator empties a and keeps it for the next search.
+func putAccumulator(a *accumulator) {
+	for _, d := range a.touched {
+		a.sums[d] = 0
+	}
+	a.touched = a.touched[:0]
+	accumulatorPool.Put(a)
 }
 
 func (a *accumulator) add(doc uint64, v float64) {
@@ -216,41 +263,89 @@ func (a *accumulator) add(doc uint64, v float64) {
 	a.sums[doc] += v
 }
 
-// drain returns the sums and starts afresh.
-func (a *accumulator) drain() []posting {
-	out := make([]posting, len(a.touched))
-	for i, d := range a.touched {
-		out[i] = posting{d, a.sums[d]}
+// drain appends the sums to out and starts afresh.
+func (a *accumulator) drain(out []posting) []posting {
+	for _, d := range a.touched {
+		out = append(out, posting{d, a.sums[d]})
 		a.sums[d] = 0
 	}
 	a.touched = a.touched[:0]
 	return out
 }
 
+// segments reads postings straight from the segments of a bleve
+// snapshot, numbering chunks as the snapshot does (a segment's chunks
+// follow those of the segments before it). Going through the snapshot's
+// term readers instead cost a third more per posting.
+type segments struct {
+	segs    []*scorch.SegmentSnapshot
+	offsets []uint64
+	dicts   map[string][]segment.TermDictionary // per field, per segment
+	pl      segment.PostingsList
+	it      segment.PostingsIterator
+}
+
+func newSegments(r bindex.IndexReader) (*segments, error) {
+	is, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		return nil, fmt.Errorf("index reader is a %T, not a scorch snapshot", r)
+	}
+	s := &segments{segs: is.Segments(), dicts: map[string][]segment.TermDictionary{}}
+	var off uint64
+	for _, seg := range s.segs {
+		s.offsets = append(s.offsets, off)
+		off += seg.Segment().Count()
+	}
+	return s, nil
+}
+
 // addPostings adds to acc, per chunk, the term's frequency in the field,
 // weighted and normalised by the field's length against the average:
 // w·tf / (1 − b + b·len/avg). bleve keeps a field's length in each
-// posting as its norm, 1/√len.
-func addPostings(ctx context.Context, r bindex.IndexReader, term, field string, w, avg float64, acc *accumulator, tfd *bindex.TermFieldDoc) error {
-	tfr, err := r.TermFieldReader(ctx, []byte(term), field, true, true, false)
+// posting as its norm, 1/√len. Deleted chunks are skipped.
+func (s *segments) addPostings(term, field string, w, avg float64, acc *accumulator) error {
+	dicts, err := s.dictionaries(field)
 	if err != nil {
 		return err
 	}
-	defer tfr.Close()
-	for {
-		d, err := tfr.Next(tfd.Reset())
-		if err != nil {
+	for i, d := range dicts {
+		if s.pl, err = d.PostingsList([]byte(term), s.segs[i].Deleted(), s.pl); err != nil {
 			return err
 		}
-		if d == nil {
-			return nil
+		s.it = s.pl.Iterator(true, true, false, s.it)
+		for {
+			p, err := s.it.Next()
+			if err != nil {
+				return err
+			}
+			if p == nil {
+				break
+			}
+			length := 1.0
+			if n := p.Norm(); n > 0 {
+				length = math.Round(1 / (n * n))
+			}
+			acc.add(s.offsets[i]+p.Number(), w*float64(p.Frequency())/(1-bm25B+bm25B*length/avg))
 		}
-		length := 1.0
-		if d.Norm > 0 {
-			length = math.Round(1 / (d.Norm * d.Norm))
-		}
-		acc.add(binary.BigEndian.Uint64(d.ID), w*float64(d.Freq)/(1-bm25B+bm25B*length/avg))
 	}
+	return nil
+}
+
+// dictionaries returns a field's term dictionary in every segment.
+func (s *segments) dictionaries(field string) ([]segment.TermDictionary, error) {
+	if ds, ok := s.dicts[field]; ok {
+		return ds, nil
+	}
+	ds := make([]segment.TermDictionary, len(s.segs))
+	for i, seg := range s.segs {
+		d, err := seg.Segment().Dictionary(field)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", field, err)
+		}
+		ds[i] = d
+	}
+	s.dicts[field] = ds
+	return ds, nil
 }
 
 // docID is the internal ID of a chunk numbered doc.
@@ -283,25 +378,29 @@ func topChunks(sps []*scopePostings, groups []termGroup, n int) []scoredDoc {
 	for _, sp := range sps {
 		total += sp.docs
 	}
-	scores := make([]accumulator, len(sps))
+	scores := make([]*accumulator, len(sps))
+	for si, sp := range sps {
+		scores[si] = getAccumulator(sp.docs)
+		defer putAccumulator(scores[si])
+	}
 	for gi, g := range groups {
 		for ti := range g.terms {
 			var df uint64
 			for _, sp := range sps {
-				df += uint64(len(sp.terms[gi][ti]))
+				df += uint64(len(sp.postings(gi, ti)))
 			}
 			w := g.boost * idf(total, df)
 			for si, sp := range sps {
-				for _, p := range sp.terms[gi][ti] {
+				for _, p := range sp.postings(gi, ti) {
 					scores[si].add(p.doc, w*saturate(p.tf))
 				}
 			}
 		}
 	}
 	h := &docHeap{}
-	for si := range scores {
-		for _, p := range scores[si].drain() {
-			c := scoredDoc{si, p.doc, p.tf}
+	for si, a := range scores {
+		for _, doc := range a.touched {
+			c := scoredDoc{si, doc, a.sums[doc]}
 			if h.Len() < n {
 				heap.Push(h, c)
 			} else if better(c, (*h)[0]) {

@@ -13,7 +13,6 @@ import (
 	"sync"
 
 	bindex "github.com/blevesearch/bleve_index_api"
-	"github.com/tmemhq/tmem/layout"
 )
 
 // The retrieval modes a Query can ask for.
@@ -148,21 +147,16 @@ func (ix *Index) readyScope(ctx context.Context, name string, noSync, rebuild bo
 	return s, nil
 }
 
-// openForRead checks the bleve files (unless the sync has), opens bleve
-// read-only, and loads the vectors when there is an embedder to query
-// them with. Read-only, bleve changes no file, so the record stays true.
+// openForRead readies a scope's bleve snapshot and, when there is an
+// embedder to query them with, its vectors. Read-only, bleve changes no
+// file, so the record stays true.
 func (ix *Index) openForRead(s *scope) error {
-	if s.bl == nil {
-		if !s.checked {
-			if _, err := ix.checkStore(s); err != nil {
-				return err
-			}
-		}
-		bl, err := openBleve(filepath.Join(s.dir, bleveDir), true)
+	if s.rd == nil {
+		r, done, err := ix.readerFor(s)
 		if err != nil {
-			return fmt.Errorf("open bleve: %w", err)
+			return err
 		}
-		s.bl = bl
+		s.rd, s.rdDone = r, done
 	}
 	if ix.opts.Embedder != nil && s.vec == nil && s.man.Embedder == ix.embedderID() {
 		v, done, err := ix.vectorsFor(filepath.Join(s.dir, vectorsFile))
@@ -175,6 +169,65 @@ func (ix *Index) openForRead(s *scope) error {
 		}
 	}
 	return nil
+}
+
+// readerFor returns a snapshot of a scope's bleve index and a function to
+// call once it is no longer read. A locked scope's snapshot is kept
+// between searches under the stamp of its manifest, which every sync that
+// changes the index replaces; a scope read without its lock gets a
+// snapshot of its own.
+func (ix *Index) readerFor(s *scope) (bindex.IndexReader, func(), error) {
+	if s.unlocked {
+		r, err := ix.openReader(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		return r, func() { guard("close bleve", r.Close) }, nil
+	}
+	fi, err := os.Stat(filepath.Join(s.dir, manifestFile))
+	if err != nil {
+		return nil, nil, fmt.Errorf("open bleve: %w", err)
+	}
+	return ix.readers.get(s.dir, stampOf(fi), func() (bindex.IndexReader, func(), error) {
+		r, err := ix.openReader(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		return r, func() { guard("close bleve", r.Close) }, nil
+	})
+}
+
+// openReader checks the bleve files (unless the sync has), opens the
+// index read-only and takes a snapshot of it. The index itself is closed
+// at once, releasing its lock on the index's files, so that a snapshot
+// kept between searches never holds up a sync; the snapshot keeps the
+// segment files it reads open.
+func (ix *Index) openReader(s *scope) (bindex.IndexReader, error) {
+	if !s.checked {
+		if _, err := ix.checkStore(s); err != nil {
+			return nil, err
+		}
+	}
+	bl, err := openBleve(filepath.Join(s.dir, bleveDir), true)
+	if err != nil {
+		return nil, fmt.Errorf("open bleve: %w", err)
+	}
+	var r bindex.IndexReader
+	err = guard("open bleve", func() error {
+		a, err := bl.Advanced()
+		if err == nil {
+			r, err = a.Reader()
+		}
+		return err
+	})
+	if cerr := guard("close bleve", bl.Close); err == nil && cerr != nil {
+		guard("close bleve", r.Close)
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open bleve: %w", err)
+	}
+	return r, nil
 }
 
 // queryVector embeds the query for a search that uses vectors; nil means
@@ -206,28 +259,9 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 	r := ix.rank
 	cand := max(r.Candidates, 2*k)
 	metas := map[string]Chunk{}
-	var bm, vec []scored
-	text := strings.TrimSpace(q.Text)
-	if text != "" && mode != ModeVector {
-		var err error
-		if bm, err = bm25Search(ctx, scopes, text, cand); err != nil {
-			return nil, fmt.Errorf("search %q: %w", text, err)
-		}
-	}
-	if qv != nil {
-		var views []*vecView
-		for _, s := range scopes {
-			views = append(views, s.vec)
-		}
-		// The rows are read from mapped files: guard turns a fault on
-		// one cut short underneath into an error.
-		err := guard("search vectors", func() error {
-			vec = searchViews(views, qv, cand)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+	bm, vec, err := rankLists(ctx, scopes, strings.TrimSpace(q.Text), mode, qv, cand)
+	if err != nil {
+		return nil, err
 	}
 	fused := fuse(r, bm, vec)
 
@@ -256,14 +290,14 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 		}
 	}
 	boost(r, kept)
-	deduped := dedupe(kept)
+	chosen := withContext(ix.ws, passages(kept, k, r.PassageDecay), r.ContextLines, r.ContextTokens)
 	var recent []ranked
 	for _, p := range recentPaths {
 		if c, ok := metas[p+"#0"]; ok {
 			recent = append(recent, ranked{chunk: c})
 		}
 	}
-	final := withRecency(deduped, recent, k)
+	final := withRecency(chosen, recent, k)
 	noVec, err := ix.vectorless(scopes, final, mode)
 	if err != nil {
 		return nil, err
@@ -279,6 +313,37 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 	}
 	redactHits(hits)
 	return hits, nil
+}
+
+// rankLists returns the best n chunks of the scopes by BM25 (unless mode
+// is ModeVector) and by similarity to qv (when it is not nil). The two
+// lists are made at once: neither needs the other.
+func rankLists(ctx context.Context, scopes []*scope, text, mode string, qv []float32, n int) (bm, vec []scored, err error) {
+	var wg sync.WaitGroup
+	var verr error
+	if qv != nil {
+		views := make([]*vecView, 0, len(scopes))
+		for _, s := range scopes {
+			views = append(views, s.vec)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// The rows are read from mapped files: guard turns a fault on
+			// one cut short underneath into an error.
+			verr = guard("search vectors", func() error {
+				vec = searchViews(views, qv, n)
+				return nil
+			})
+		}()
+	}
+	if text != "" && mode != ModeVector {
+		if bm, err = bm25Search(ctx, scopes, text, n); err != nil {
+			err = fmt.Errorf("search %q: %w", text, err)
+		}
+	}
+	wg.Wait()
+	return bm, vec, errors.Join(err, verr)
 }
 
 // anyVectors reports whether a scope has vectors loaded to search.
@@ -307,7 +372,7 @@ func fetchChunks(scopes []*scope, ids []string, metas map[string]Chunk) error {
 		}
 		var doc bindex.Document
 		err := guard("load chunk "+id, func() (err error) {
-			doc, err = s.bl.Document(id)
+			doc, err = s.rd.Document(id)
 			return err
 		})
 		if err != nil {
@@ -361,23 +426,10 @@ func recentWeeklies(scopes []*scope, depth int) []string {
 	return out
 }
 
-// mappedVectors is a vector file kept mapped between searches, with the
-// stat data that says it is still the file on disk. A writer replaces the
-// file by renaming a new one over it, so an old mapping stays whole. The
-// mapping is let go of when it is stale (or the Index closed) and no
-// search reads it any more.
-type mappedVectors struct {
-	size, mtime, ctime int64
-	ino                uint64
-	view               *vecView
-	release            func()
-	readers            int  // searches reading view, under Index.mu
-	stale              bool // replaced: released when the last reader is done
-}
-
 // vectorsFor returns the view of a vector file, mapping (and checking) it
 // only when it changed since this Index last mapped it, and a function to
-// call once the view is no longer read.
+// call once the view is no longer read. A writer replaces the file by
+// renaming a new one over it, so an old mapping stays whole.
 func (ix *Index) vectorsFor(path string) (*vecView, func(), error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
@@ -386,45 +438,7 @@ func (ix *Index) vectorsFor(path string) (*vecView, func(), error) {
 	if !fi.Mode().IsRegular() {
 		return nil, nil, fmt.Errorf("%s is not a regular file: %w", vectorsFile, errCorrupt)
 	}
-	ctime, ino := layout.StatID(fi)
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	m, ok := ix.mapped[path]
-	if ok && !(m.size == fi.Size() && m.mtime == fi.ModTime().UnixNano() && m.ctime == ctime && m.ino == ino) {
-		delete(ix.mapped, path)
-		m.stale = true
-		m.releaseIfIdle()
-		ok = false
-	}
-	if !ok {
-		v, release, err := openVectors(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		if ix.mapped == nil {
-			ix.mapped = map[string]*mappedVectors{}
-		}
-		m = &mappedVectors{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: ctime, ino: ino, view: v, release: release}
-		ix.mapped[path] = m
-	}
-	m.readers++
-	var once sync.Once
-	done := func() {
-		once.Do(func() {
-			ix.mu.Lock()
-			defer ix.mu.Unlock()
-			m.readers--
-			m.releaseIfIdle()
-		})
-	}
-	return m.view, done, nil
-}
-
-// releaseIfIdle unmaps a stale file nobody reads; the caller holds
-// Index.mu.
-func (m *mappedVectors) releaseIfIdle() {
-	if m.stale && m.readers == 0 && m.release != nil {
-		m.release()
-		m.release = nil
-	}
+	return ix.vectors.get(path, stampOf(fi), func() (*vecView, func(), error) {
+		return openVectors(path)
+	})
 }

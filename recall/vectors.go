@@ -301,23 +301,23 @@ func searchViews(views []*vecView, q []float32, n int) []scored {
 }
 
 // resolve turns scored rows into scored chunk IDs, reading the ID table
-// once.
+// once, in row order.
 func (v *vecView) resolve(top topN) []scored {
-	want := make(map[int]int, len(top))
-	for k, t := range top {
-		want[t.row] = k
+	order := make([]int, len(top)) // into top, by row
+	for k := range order {
+		order[k] = k
 	}
+	sort.Slice(order, func(a, b int) bool { return top[order[a]].row < top[order[b]].row })
 	out := make([]scored, len(top))
-	p := 0
-	for i := 0; i < v.n && len(want) > 0; i++ {
-		if p+2 > len(v.ids) {
-			break
-		}
+	p, next := 0, 0
+	for i := 0; i < v.n && next < len(order) && p+2 <= len(v.ids); i++ {
 		l := int(binary.LittleEndian.Uint16(v.ids[p:]))
 		p += 2
-		if k, ok := want[i]; ok && p+l <= len(v.ids) {
-			out[k] = scored{string(v.ids[p : p+l]), top[k].score}
-			delete(want, i)
+		if k := order[next]; top[k].row == i {
+			if p+l <= len(v.ids) {
+				out[k] = scored{string(v.ids[p : p+l]), top[k].score}
+			}
+			next++
 		}
 		p += l
 	}

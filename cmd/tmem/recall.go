@@ -35,9 +35,11 @@ shared CROSS-TEAM.md. The index is synced with the files first unless
 an array of hits. Secrets found in the files are shown as [REDACTED:kind]. Without an embedding model (see tmem model) the search is BM25 only.
 
 Ranking: BM25 and vector scores are fused, typed memories are boosted over
-episodic summaries, each file appears once (its best chunk, merged with
-neighbouring chunks that also scored), and the --recency-depth most recent
-weekly summaries are always included.`,
+episodic summaries, each hit is a passage (several may come from one file;
+neighbouring chunks of an entry that both rank merge into one), shown as the
+whole lines it covers plus one short line of context before and after
+within its entry, and the --recency-depth most recent weekly summaries are
+always included.`,
 		Example: `  tmem recall --teammate beacon "search alias cutover"
   tmem recall --teammate beacon,quill -k 5 --json "kestrel demo"
   tmem recall --all --no-sync "release freeze"`,

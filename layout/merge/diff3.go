@@ -1,12 +1,25 @@
 package merge
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/tmemhq/tmem/layout"
+)
 
 // unit is one piece of a file that a merge keeps or drops whole.
 type unit struct {
 	id   string // identity: units with equal ids are the same unit
 	key  string // orders units both sides added at one place
 	text string // the unit's text, without trailing blank lines
+	// arch is set on an archive section (see keepEntriesOnce).
+	arch *archived
+}
+
+// archived is an archive section and the units of the copy it holds (nil
+// when the copy does not parse).
+type archived struct {
+	sec   layout.ArchiveSection
+	parts []string
 }
 
 // piece is a stretch of merged output: units, or a conflict between two

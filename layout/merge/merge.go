@@ -36,6 +36,11 @@ func Merge(path string, base, ours, theirs []byte) (Result, error) {
 	case bytes.Equal(base, ours):
 		return Result{Data: theirs}, nil
 	}
+	if summaryPath.MatchString(path) {
+		if res, ok := mergeSummaries(path, ours, theirs); ok {
+			return res, nil
+		}
+	}
 	split := splitDoc
 	if archivePath.MatchString(path) {
 		split = splitArchive
@@ -67,11 +72,18 @@ func mergeDocs(path string, b, o, t doc) Result {
 		parts = append(parts, pre)
 	}
 	pieces := inTimeOrder(merge3(b.units, o.units, t.units, true))
+	var notes []string
+	if len(pieces) == 1 {
+		pieces[0].units, notes = keepEntriesOnce(pieces[0].units)
+	}
 	body, n := render(pieces, "\n\n")
 	if body != "" {
 		parts = append(parts, body)
 	}
 	res := Result{Data: []byte(strings.Join(parts, "\n\n") + "\n"), Conflicts: conflicts + n}
+	for _, n := range notes {
+		res.Notes = append(res.Notes, path+": "+n)
+	}
 	if res.Conflicts > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%s: %d conflict(s) left between markers: edit them, then run tmem doctor", path, res.Conflicts))
 	}

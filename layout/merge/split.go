@@ -1,7 +1,9 @@
 package merge
 
 import (
+	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/tmemhq/tmem/layout"
@@ -144,9 +146,26 @@ func splitArchive(path string, src []byte) (d doc, ok bool) {
 			end = secs[i+1].Header - 1
 		}
 		id := s.Source + " " + s.SHA
-		d.units = append(d.units, unit{id: id, key: s.Archived + " " + id, text: trimBlank(lines[s.Header-1 : end])})
+		d.units = append(d.units, unit{id: id, key: s.Archived + " " + id, text: trimBlank(lines[s.Header-1 : end]), arch: &archived{s, partsOf(s.Source, s.Text)}})
 	}
 	return d, true
+}
+
+// partsOf returns the units of an archived copy of the file src, with
+// its preamble; nil when the copy does not parse.
+func partsOf(src, text string) []string {
+	d, ok := splitDoc(src, []byte(text))
+	if !ok {
+		return nil
+	}
+	parts := []string{}
+	if d.preamble != "" {
+		parts = append(parts, d.preamble)
+	}
+	for _, u := range d.units {
+		parts = append(parts, u.id)
+	}
+	return parts
 }
 
 // splitLines splits text into lines, for files that do not parse.
@@ -160,4 +179,58 @@ func splitLines(src []byte) []unit {
 		out = append(out, unit{id: l, text: l})
 	}
 	return out
+}
+
+// keepEntriesOnce keeps each entry of an archived file once when the
+// archive holds several copies of it: two machines archived a daily at
+// different points in its life. Copies are taken in archive order (day,
+// then source and hash); each keeps only the units no earlier copy of the
+// same file holds, as a part (see layout.ArchiveSection.Part), or goes
+// when it has none left. The result depends on the copies alone, not on
+// the order machines merged in. It returns the units kept and notes on
+// what changed.
+func keepEntriesOnce(units []unit) ([]unit, []string) {
+	var copies []int
+	for i, u := range units {
+		if u.arch != nil && u.arch.parts != nil {
+			copies = append(copies, i)
+		}
+	}
+	sort.SliceStable(copies, func(a, b int) bool { return units[copies[a]].key < units[copies[b]].key })
+	held := map[string]lineSet{} // per source
+	drop := map[int]bool{}
+	var notes []string
+	for _, i := range copies {
+		u := &units[i]
+		src := u.arch.sec.Source
+		if held[src] == nil {
+			held[src] = lineSet{}
+		}
+		var rest []string
+		for _, p := range u.arch.parts {
+			if !held[src][p] {
+				rest = append(rest, p)
+			}
+		}
+		for _, p := range u.arch.parts {
+			held[src][p] = true
+		}
+		switch {
+		case len(rest) == len(u.arch.parts):
+		case len(rest) == 0:
+			drop[i] = true
+			notes = append(notes, fmt.Sprintf("dropped the copy %s: an earlier copy of that file holds all of it", u.id))
+		default:
+			part := u.arch.sec.PartOf(strings.Join(rest, "\n\n"))
+			u.text, u.arch = strings.TrimSuffix(part.Render(), "\n"), &archived{part, rest}
+			notes = append(notes, fmt.Sprintf("kept of the copy %s only the %d entries no earlier copy of that file holds", u.id, len(rest)))
+		}
+	}
+	kept := units[:0:0]
+	for i, u := range units {
+		if !drop[i] {
+			kept = append(kept, u)
+		}
+	}
+	return kept, notes
 }

@@ -37,7 +37,7 @@ func TestEvalWithRealModel(t *testing.T) {
 	}
 	at5 := map[string]float64{}
 	for _, r := range rep.Results {
-		at5[r.Mode] = r.RecallAt5
+		at5[r.Mode] = r.At(5).Recall
 	}
 	t.Logf("\n%s", rep)
 	for _, m := range []string{recall.ModeBM25, recall.ModeVector, recall.ModeHybrid} {
