@@ -51,6 +51,9 @@ type Hit struct {
 	// Redacted lists the rules of the secrets that Text, Name and Heading
 	// show as "[REDACTED:kind]" (see tmem doctor for where they are).
 	Redacted []string `json:"redacted,omitempty"`
+	// NoVector says the chunk has no vector yet (the index uses vectors,
+	// but this chunk waits in the backlog): it was ranked by BM25 alone.
+	NoVector bool `json:"no_vector,omitempty"`
 }
 
 // Clock is injected so that "older than 7 days" is testable.

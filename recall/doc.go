@@ -7,7 +7,11 @@
 // CROSS-TEAM.md for the shared scope), stats them, and re-reads only files whose size, mtime, ctime or
 // inode moved. Changed files are split into chunks along their `##`
 // entries (ChunkFile), indexed in bleve and, when an Embedder is set,
-// embedded, with vectors cached by the hash of the chunk text.
+// embedded, with vectors cached by the hash of the chunk text. A sync
+// bounded by Options.SyncEmbed embeds a small change at once and leaves a
+// big one to a backlog that EmbedBacklog embeds beside searches; until
+// then those chunks are found by BM25 alone, and their hits say so
+// (Hit.NoVector).
 //
 // Data leaves as []Hit from Index.Search: BM25 and vector results fused,
 // BM25 being BM25F computed here over bleve's postings (words, identifiers

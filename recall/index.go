@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -57,7 +56,26 @@ type Options struct {
 	Ranking *Ranking
 	// EmbedBatch is how many chunks go to the embedder at once; 0 means 32.
 	EmbedBatch int
+	// SyncEmbed bounds how many chunks a sync (a search's included) sends
+	// to the embedder before it returns. A sync that finds more new text
+	// than that indexes it for BM25 and embeds none of it: the chunks are
+	// left without vectors, the backlog, which EmbedBacklog embeds without
+	// holding up searches. A later sync with no big change of its own
+	// embeds up to SyncEmbed chunks of the backlog. 0 means no bound: a
+	// sync embeds everything, however long that takes. DefaultSyncEmbed is
+	// what tmem uses.
+	SyncEmbed int
+	// SyncLeavesBacklog keeps syncs from working through the backlog,
+	// for a process that runs EmbedBacklog beside its searches.
+	SyncLeavesBacklog bool
 }
+
+// DefaultSyncEmbed is the SyncEmbed tmem runs with: a sync embeds at
+// most this many chunks before it answers. It covers an ordinary change
+// (a memory remembered or edited, a daily leaving the recent window: one
+// to five chunks); a compaction or a git pull goes to the backlog. See
+// README.md for what it costs.
+const DefaultSyncEmbed = 8
 
 // Progress reports how far a sync has got.
 type Progress struct {
@@ -81,6 +99,11 @@ type SyncStats struct {
 	Cached    int      `json:"cached"`   // chunk vectors reused from the cache
 	Rebuilt   []string `json:"rebuilt"`  // scopes rebuilt from scratch ("" is shared)
 	Errors    []string `json:"errors"`   // files that could not be indexed
+	// Backlog is how many indexed chunks were left without vectors (see
+	// Options.SyncEmbed); searches mark their hits.
+	Backlog int `json:"backlog"`
+	// deferred is how many chunks this sync left to the backlog.
+	deferred int
 	// Phase timings, measured only with Options.Stopwatch.
 	ParseTime time.Duration `json:"parse_ns"`
 	IndexTime time.Duration `json:"index_ns"`
@@ -98,6 +121,8 @@ func (s *SyncStats) add(o SyncStats) {
 	s.Cached += o.Cached
 	s.Rebuilt = append(s.Rebuilt, o.Rebuilt...)
 	s.Errors = append(s.Errors, o.Errors...)
+	s.Backlog += o.Backlog
+	s.deferred += o.deferred
 	s.ParseTime += o.ParseTime
 	s.IndexTime += o.IndexTime
 	s.EmbedTime += o.EmbedTime
@@ -108,18 +133,19 @@ func (s *SyncStats) add(o SyncStats) {
 // (CROSS-TEAM.md) under .index/. Every operation takes a per-scope file
 // lock (exclusive to write, shared to read), so processes can share it.
 //
-// One Index may be shared by goroutines: Search, Sync and Rebuild may run
-// at once (the scope locks order them as they order processes), and
-// Close must come after the last of them returned. Options.Warn and
-// Options.Progress are then called from several goroutines, and
-// Options.Embedder must be safe for concurrent use.
+// One Index may be shared by goroutines: Search, Sync, Rebuild and
+// EmbedBacklog may run at once (the scope locks order them as they order
+// processes), and Close must come after the last of them returned.
+// Options.Warn and Options.Progress are then called from several
+// goroutines, and Options.Embedder must be safe for concurrent use.
 type Index struct {
 	ws   *layout.Workspace
 	opts Options
 	rank Ranking
-	// bm25Once and roOnce give their notices once per Index.
-	bm25Once sync.Once
-	roOnce   sync.Once
+	// bm25Once, roOnce and backlogOnce give their notices once per Index.
+	bm25Once    sync.Once
+	roOnce      sync.Once
+	backlogOnce sync.Once
 
 	// vectors and readers keep vector files mapped and bleve snapshots
 	// open between searches.
@@ -231,13 +257,14 @@ func (ix *Index) syncAll(ctx context.Context, teammates []string, rebuild bool) 
 		return total, err
 	}
 	ix.noteBM25Only()
+	b := ix.newBudget()
 	for _, name := range names {
 		s, err := ix.lockScope(ctx, name, true)
 		if err != nil {
 			return total, err
 		}
 		s.chunkBase = total.Chunks
-		st, err := ix.syncScope(ctx, s, rebuild)
+		st, err := ix.syncScope(ctx, s, rebuild, b)
 		s.close()
 		total.add(st)
 		if err != nil {
@@ -310,6 +337,8 @@ type scope struct {
 	// chunkBase is what earlier scopes of the running sync indexed, for
 	// Progress.
 	chunkBase int
+	// budget is what the running sync may still embed.
+	budget *embedBudget
 }
 
 func (s *scope) label() string {
@@ -555,8 +584,22 @@ func hashBytes(b []byte) string {
 }
 
 // syncScope brings one locked scope up to date with its files, or
-// rebuilds it. The scope's manifest is loaded on return.
-func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool) (SyncStats, error) {
+// rebuilds it, then spends what is left of Options.SyncEmbed on the
+// scope's backlog. The scope's manifest is loaded on return.
+func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool, b *embedBudget) (SyncStats, error) {
+	s.budget = b
+	st, err := ix.syncFiles(ctx, s, rebuild)
+	if err != nil {
+		return st, err
+	}
+	ix.drainInSync(ctx, s, &st)
+	st.Backlog = ix.backlogOf(s.man)
+	return st, nil
+}
+
+// syncFiles brings one locked scope up to date with its files, or
+// rebuilds it.
+func (ix *Index) syncFiles(ctx context.Context, s *scope, rebuild bool) (SyncStats, error) {
 	var st SyncStats
 	// storeMoved: index files checked out by content, and their
 	// record is to be saved.
@@ -664,7 +707,7 @@ func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool) (SyncSta
 		// Only stat data or the vector bookkeeping moved: the manifest
 		// is all there is to write.
 		if vecsOutdated {
-			s.man.Embedder = ""
+			s.man.Embedder, s.man.Unembedded = "", 0
 		}
 		if err := ix.writeManifest(s); err != nil {
 			return st, err
@@ -675,7 +718,7 @@ func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool) (SyncSta
 		if errors.Is(err, errCorrupt) && !rebuild {
 			ix.warnf("recall: rebuilding the index of %s (%v)", s.label(), err)
 			s.closeBleve()
-			return ix.syncScope(ctx, s, true)
+			return ix.syncFiles(ctx, s, true)
 		}
 		return st, err
 	}
@@ -817,15 +860,8 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 		if old != nil && old.identity != ix.embedderID() {
 			old = nil
 		}
-		if old == nil && !revector && !rebuilding {
-			// The vectors of files this sync did not re-chunk are gone:
-			// chunk those files again so that they are embedded too.
-			more, err := ix.rechunkUnchanged(s, changed)
-			if err != nil {
-				return err
-			}
-			pending = append(pending, more...)
-		}
+		// Without old vectors, the chunks of files this sync did not
+		// re-chunk have none: they join the backlog.
 		switch err := ix.writeVectors(ctx, s, vpath, old, pending, st); {
 		case err == nil:
 			m.Embedder = ix.embedderID()
@@ -835,10 +871,10 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 			// The model failed: keep the BM25 work, leave the old vectors
 			// file as a cache, and let the next sync embed what is missing.
 			ix.warnf("recall: %v; searching %s without vectors until a sync embeds them", err, s.label())
-			m.Embedder = ""
+			m.Embedder, m.Unembedded = "", 0
 		}
 	} else {
-		m.Embedder = "" // vectors, if any, are stale from now on
+		m.Embedder, m.Unembedded = "", 0 // vectors, if any, are stale from now on
 	}
 	st.EmbedTime = ix.tick().Sub(te)
 
@@ -848,16 +884,22 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 	if err := s.closeBleve(); err != nil {
 		return fmt.Errorf("sync index of %s: %w", s.label(), err)
 	}
+	return ix.finishWrite(s, marker, "sync index")
+}
+
+// finishWrite ends a write to a scope: the index files are recorded, the
+// manifest written, and then the SYNCING marker removed.
+func (ix *Index) finishWrite(s *scope, marker, what string) error {
 	recs, err := recordStore(s.dir, s.man.Store)
 	if err != nil {
-		return fmt.Errorf("sync index of %s: %w", s.label(), err)
+		return fmt.Errorf("%s of %s: %w", what, s.label(), err)
 	}
 	s.man.Store, s.checked = recs, true
 	if err := ix.writeManifest(s); err != nil {
 		return err
 	}
 	if err := os.Remove(marker); err != nil {
-		return fmt.Errorf("sync index of %s: %w", s.label(), err)
+		return fmt.Errorf("%s of %s: %w", what, s.label(), err)
 	}
 	return nil
 }
@@ -916,43 +958,6 @@ func vectorsWhole(path string) bool {
 	}
 	_, err = parseVectorHeader(b)
 	return err == nil
-}
-
-// rechunkUnchanged chunks the scope's indexed files that are not in
-// changed, for re-embedding them.
-func (ix *Index) rechunkUnchanged(s *scope, changed []*candidate) ([]pendingChunk, error) {
-	done := map[string]bool{}
-	for _, c := range changed {
-		done[c.file.Path] = true
-	}
-	var out []pendingChunk
-	for p, f := range s.man.Files {
-		if done[p] || f.Chunks == 0 {
-			continue
-		}
-		src, err := ix.ws.ReadFile(p, layout.MaxArchiveSize)
-		if err != nil {
-			ix.warnf("recall: not embedded: %v", layout.ReadError(p, err))
-			continue
-		}
-		sub, fn := path.Split(strings.TrimPrefix(p, s.name+"/"))
-		lf := layout.File{Kind: layout.KindCrossTeam, Path: p}
-		if s.name != "" {
-			if sub == "" {
-				lf = layout.File{Teammate: s.name, Kind: layout.KindWisdom, Path: p}
-			} else {
-				lf = layout.Classify(s.name, strings.TrimSuffix(sub, "/"), fn)
-			}
-		}
-		chunks, err := ChunkFile(lf, src, ix.opts.Chunking)
-		if err != nil {
-			continue
-		}
-		for _, ch := range chunks {
-			out = append(out, pendingChunk{ch.ID, ch.EmbedText()})
-		}
-	}
-	return out, nil
 }
 
 // skipUnreadable reports a file the sync could not read: what is left
@@ -1030,6 +1035,11 @@ func (ix *Index) writeVectors(ctx context.Context, s *scope, path string, old *v
 		todo = append(todo, p)
 		todoHash = append(todoHash, h)
 	}
+	if !s.budget.take(len(todo)) {
+		// A big change: BM25 answers now, the vectors come later.
+		st.deferred += len(todo)
+		todo, todoHash = nil, nil
+	}
 	for start := 0; start < len(todo); start += ix.opts.EmbedBatch {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -1079,6 +1089,12 @@ func (ix *Index) writeVectors(ctx context.Context, s *scope, path string, old *v
 			ix.opts.Progress(Progress{Scope: s.name, Phase: "embed", Done: end, Total: len(todo), Chunks: s.chunkBase + st.Chunks, Rebuilding: len(st.Rebuilt) > 0})
 		}
 	}
+	s.man.Unembedded = len(live) - nv.len()
+	return ix.putVectors(s, path, nv)
+}
+
+// putVectors writes a scope's vector file and makes it the one searched.
+func (ix *Index) putVectors(s *scope, path string, nv *vectorSet) error {
 	b := nv.encode()
 	if err := ix.ws.WriteFile(ix.ws.Rel(path), b); err != nil {
 		return fmt.Errorf("write vectors of %s: %w", s.label(), err)

@@ -12,7 +12,7 @@ import (
 
 // SchemaVersion changes whenever what the index stores changes; an index
 // written under another version is rebuilt.
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // manifest records what a scope's index holds: the settings it was built
 // with and, per file, the stat data and content hash the chunks came from.
@@ -22,6 +22,9 @@ type manifest struct {
 	// Embedder is the identity of the embedder the stored vectors came
 	// from, "" when there are none.
 	Embedder string
+	// Unembedded is how many indexed chunks have no vector from Embedder
+	// yet: the backlog a sync left for EmbedBacklog (see Options.SyncEmbed).
+	Unembedded int
 	// Store records the bleve files as the last sync left them.
 	Store []storeFile
 	Files map[string]*fileState
@@ -97,12 +100,13 @@ func newManifest(chunker, embedder string) *manifest {
 // the recency pass. The per-file table follows it and is decoded only by
 // a sync.
 type manifestHeader struct {
-	Schema   int
-	Chunker  string
-	Embedder string
-	Store    []storeFile
-	Weeklies []weeklyRef
-	Stats    fieldStats
+	Schema     int
+	Chunker    string
+	Embedder   string
+	Unembedded int
+	Store      []storeFile
+	Weeklies   []weeklyRef
+	Stats      fieldStats
 }
 
 type weeklyRef struct{ Path, Date string }
@@ -124,7 +128,7 @@ func (m *manifest) weeklies() []weeklyRef {
 func (m *manifest) encode() ([]byte, error) {
 	var head, files bytes.Buffer
 	m.Stats = m.stats()
-	h := manifestHeader{Schema: m.Schema, Chunker: m.Chunker, Embedder: m.Embedder, Store: m.Store, Weeklies: m.weeklies(), Stats: m.Stats}
+	h := manifestHeader{Schema: m.Schema, Chunker: m.Chunker, Embedder: m.Embedder, Unembedded: m.Unembedded, Store: m.Store, Weeklies: m.weeklies(), Stats: m.Stats}
 	if err := gob.NewEncoder(&head).Encode(h); err != nil {
 		return nil, fmt.Errorf("encode manifest: %w", err)
 	}
@@ -173,7 +177,7 @@ func decodeManifest(b []byte, headerOnly bool) (*manifest, []weeklyRef, error) {
 	if err := gob.NewDecoder(bytes.NewReader(payload[:hl])).Decode(&head); err != nil {
 		return nil, nil, fmt.Errorf("manifest: %v: %w", err, errCorrupt)
 	}
-	m := &manifest{Schema: head.Schema, Chunker: head.Chunker, Embedder: head.Embedder, Store: head.Store, Stats: head.Stats}
+	m := &manifest{Schema: head.Schema, Chunker: head.Chunker, Embedder: head.Embedder, Unembedded: head.Unembedded, Store: head.Store, Stats: head.Stats}
 	if headerOnly {
 		return m, head.Weeklies, nil
 	}

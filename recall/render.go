@@ -9,7 +9,8 @@ import (
 
 // WriteHits writes hits as text, one block per hit: a path:start-end
 // header with the kind, score and what found it, then the chunk text,
-// indented. It is how tmem recall and the memory server show hits.
+// indented. A hit whose chunk has no vector yet says so in its header.
+// It is how tmem recall and the memory server show hits.
 func WriteHits(w io.Writer, hits []Hit) error {
 	bw := bufio.NewWriter(w)
 	for i, h := range hits {
@@ -23,6 +24,9 @@ func WriteHits(w io.Writer, hits []Hit) error {
 		fmt.Fprintf(bw, "%s:%d-%d  [%s %.3f %s]", h.Path, h.StartLine, h.EndLine, h.Kind, h.Score, strings.Join(h.Reason, ","))
 		if head != "" {
 			fmt.Fprintf(bw, "  %s", head)
+		}
+		if h.NoVector {
+			fmt.Fprint(bw, "  (no vector yet: ranked by BM25 alone)")
 		}
 		fmt.Fprintln(bw)
 		for _, l := range strings.Split(strings.TrimRight(h.Text, "\n"), "\n") {

@@ -76,8 +76,9 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 		}
 	}()
 	end := ix.trace("index")
+	b := ix.newBudget()
 	for _, name := range names {
-		s, err := ix.readyScope(ctx, name, q.NoSync && !rebuild, rebuild)
+		s, err := ix.readyScope(ctx, name, q.NoSync && !rebuild, rebuild, b)
 		if err != nil {
 			end()
 			return nil, err
@@ -104,7 +105,7 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 // (or, under noSync, merely there; under rebuild, rebuilt), with bleve
 // open. In a workspace that cannot be written the index is searched as it
 // is (see readonly.go).
-func (ix *Index) readyScope(ctx context.Context, name string, noSync, rebuild bool) (*scope, error) {
+func (ix *Index) readyScope(ctx context.Context, name string, noSync, rebuild bool, b *embedBudget) (*scope, error) {
 	s, err := ix.lockScope(ctx, name, !noSync)
 	if err != nil {
 		if !readOnly(err) {
@@ -125,7 +126,7 @@ func (ix *Index) readyScope(ctx context.Context, name string, noSync, rebuild bo
 			return nil, err
 		}
 	}
-	if _, err := ix.syncScope(ctx, s, rebuild); err != nil {
+	if _, err := ix.syncScope(ctx, s, rebuild, b); err != nil {
 		if readOnly(err) {
 			return ix.readAsIs(s, err)
 		}
@@ -135,7 +136,7 @@ func (ix *Index) readyScope(ctx context.Context, name string, noSync, rebuild bo
 	if err := ix.openForRead(s); err != nil {
 		ix.warnf("recall: rebuilding the index of %s (%v)", s.label(), err)
 		s.closeBleve()
-		if _, err := ix.syncScope(ctx, s, true); err != nil {
+		if _, err := ix.syncScope(ctx, s, true, b); err != nil {
 			s.close()
 			return nil, err
 		}
@@ -298,13 +299,17 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 		}
 	}
 	final := withRecency(chosen, recent, k)
+	noVec, err := ix.vectorless(scopes, final, mode)
+	if err != nil {
+		return nil, err
+	}
 	hits := make([]Hit, 0, len(final))
 	for _, x := range final {
 		c := x.chunk
 		hits = append(hits, Hit{
 			Teammate: c.Teammate, Path: c.Path, Kind: c.Kind, Source: c.Source, Type: c.Type, Name: c.Name,
 			Date: c.Date, StartLine: c.StartLine, EndLine: c.EndLine, Heading: c.Heading,
-			Score: x.score, BM25: x.bm25, Vector: x.vector, Reason: x.reason, Text: c.Text,
+			Score: x.score, BM25: x.bm25, Vector: x.vector, Reason: x.reason, Text: c.Text, NoVector: noVec[c.ID],
 		})
 	}
 	redactHits(hits)
@@ -345,7 +350,7 @@ func rankLists(ctx context.Context, scopes []*scope, text string, now time.Time,
 // anyVectors reports whether a scope has vectors loaded to search.
 func anyVectors(scopes []*scope) bool {
 	for _, s := range scopes {
-		if s.vec != nil {
+		if s.vec != nil && s.vec.n > 0 {
 			return true
 		}
 	}

@@ -461,3 +461,22 @@ func parseVectorHeader(b []byte) (vectorHeader, error) {
 	}
 	return vectorHeader{identity: string(b[p : p+il]), dims: dims, n: n, p: p + il, body: body, bad: bad}, nil
 }
+
+// without adds to out the IDs of ids that have no row in v.
+func (v *vecView) without(ids, out map[string]bool) {
+	seen := map[string]bool{}
+	p := 0
+	for i := 0; i < v.n && len(seen) < len(ids) && p+2 <= len(v.ids); i++ {
+		l := int(binary.LittleEndian.Uint16(v.ids[p:]))
+		p += 2
+		if id := string(v.ids[p:min(p+l, len(v.ids))]); ids[id] {
+			seen[id] = true
+		}
+		p += l
+	}
+	for id := range ids {
+		if !seen[id] {
+			out[id] = true
+		}
+	}
+}

@@ -55,6 +55,7 @@ func runEval(cmd *cobra.Command, f *factory, o *evalOptions, path string) error 
 	if err != nil {
 		return err
 	}
+	opts.SyncEmbed = 0 // every chunk embedded before the questions run
 	eo := recall.EvalOptions{Index: opts, K: o.k}
 	if f.now != "" || f.getenv("TMEM_NOW") != "" {
 		if eo.Now, err = f.Now(); err != nil {

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/tmemhq/tmem/recall"
 )
 
 type indexOptions struct {
@@ -19,7 +22,9 @@ func newIndexCmd(f *factory) *cobra.Command {
 		Short: "Sync (or rebuild) the recall index with the memory files",
 		Long: `Bring the recall index up to date with the memory files: new and changed
 files are indexed, deleted ones dropped. --rebuild throws the index away and
-builds it again. Without --teammate, every teammate is indexed. The index
+builds it again. Chunks a search's sync left without vectors (after a big
+change: a compaction, a git pull, a new model) are embedded too; searches
+answer meanwhile. Without --teammate, every teammate is indexed. The index
 lives in <teammate>/.index/ and .index/ (the shared scope) and is never
 committed. On a terminal a progress bar shows files, chunks, chunks/s and
 an ETA.`,
@@ -53,6 +58,9 @@ an ETA.`,
 			}
 			endIndex := f.stages.begin(stageIndex)
 			st, err := run(background(cmd), names)
+			if err == nil {
+				err = embedBacklog(background(cmd), ix, names, &st)
+			}
 			endIndex()
 			bar.done()
 			if err != nil {
@@ -65,6 +73,9 @@ an ETA.`,
 			if bar != nil || f.verbose {
 				fmt.Fprintf(f.stderr, "indexed %d files: %d added, %d changed, %d deleted, %d unchanged; %d chunks indexed, %d embedded\n",
 					st.Files, st.Added, st.Changed, st.Deleted, st.Unchanged, st.Chunks, st.Embedded)
+				if st.Backlog > 0 {
+					fmt.Fprintf(f.stderr, "%d chunks are still without vectors: their files changed while they were embedded, or cannot be read\n", st.Backlog)
+				}
 			}
 			return nil
 		},
@@ -75,4 +86,14 @@ an ETA.`,
 	fl.BoolVar(&opts.rebuild, "rebuild", false, "rebuild from scratch")
 	cmd.MarkFlagsMutuallyExclusive("teammate", "all")
 	return cmd
+}
+
+// embedBacklog embeds what the sync left without vectors and adds it to
+// the sync's stats.
+func embedBacklog(ctx context.Context, ix *recall.Index, names []string, st *recall.SyncStats) error {
+	bs, err := ix.EmbedBacklog(ctx, names, recall.BacklogOptions{})
+	st.Embedded += bs.Embedded
+	st.Cached += bs.Cached
+	st.Backlog = bs.Left
+	return err
 }

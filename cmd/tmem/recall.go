@@ -192,7 +192,7 @@ func (f *factory) indexOptions(model string, progress func(recall.Progress)) (re
 	if !f.quiet {
 		warn = f.stderr
 	}
-	opts := recall.Options{Embedder: emb, Now: clock, Warn: warn, Progress: progress}
+	opts := recall.Options{Embedder: emb, Now: clock, Warn: warn, Progress: progress, SyncEmbed: recall.DefaultSyncEmbed}
 	if f.stages != nil {
 		opts.Trace = f.stages.begin // the phase names are stage names
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tmemhq/tmem/cmd/internal/serve"
+	"github.com/tmemhq/tmem/recall"
 )
 
 type serveOptions struct {
@@ -83,7 +84,12 @@ func (f *factory) serve(ctx context.Context, opts *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	ix, err := f.openIndex(ws, f.model, nil)
+	iopts, err := f.indexOptions(f.model, nil)
+	if err != nil {
+		return err
+	}
+	iopts.SyncLeavesBacklog = true // the background embedder sees to it
+	ix, err := recall.Open(ws, iopts)
 	if err != nil {
 		return err
 	}
@@ -99,6 +105,7 @@ func (f *factory) serve(ctx context.Context, opts *serveOptions) error {
 	if err := svc.Watch(); err != nil {
 		f.warnf("serve: %v; every search checks the files instead", err)
 	}
+	svc.EmbedInBackground()
 	svc.Warm(ctx)
 	if opts.http == "" {
 		return svc.ServeStdio(ctx, io.NopCloser(f.stdin), f.stdout)

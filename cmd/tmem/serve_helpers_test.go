@@ -104,6 +104,36 @@ func startStdio(t *testing.T, dir string, args ...string) *mcp.ClientSession {
 	return cs
 }
 
+// startServe starts `tmem serve` over the workspace dir with extra args
+// and returns an MCP session with it, closed at the end of the test.
+type startServe func(t *testing.T, dir string, args ...string) *mcp.ClientSession
+
+// forEachTransport runs a serve test once over the command transport
+// (stdio) and once over streamable HTTP.
+func forEachTransport(t *testing.T, test func(*testing.T, startServe)) {
+	transports := []struct {
+		name  string
+		start startServe
+	}{
+		{"stdio", startStdio},
+		{"http", startHTTPSession},
+	}
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) { test(t, tr.start) })
+	}
+}
+
+// startHTTPSession starts `tmem serve --http` on a loopback port and
+// connects to it.
+func startHTTPSession(t *testing.T, dir string, args ...string) *mcp.ClientSession {
+	t.Helper()
+	cs, err := connectHTTP(t, startHTTP(t, dir, nil, args...), nil)
+	if err != nil {
+		t.Fatalf("connect to tmem serve --http: %v", err)
+	}
+	return cs
+}
+
 // callTool calls a tool and fails the test on a protocol error (a tool
 // error is returned in the result).
 func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {

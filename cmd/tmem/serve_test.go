@@ -13,8 +13,10 @@ import (
 // serveTools are the tools tmem serve offers.
 var serveTools = []string{"memory_compact_plan", "memory_context", "memory_get", "memory_list", "memory_log", "memory_remember", "memory_search"}
 
-func TestServeToolSchemas(t *testing.T) {
-	cs := startStdio(t, exampleWorkspace(t))
+func TestServeToolSchemas(t *testing.T) { forEachTransport(t, testServeToolSchemas) }
+
+func testServeToolSchemas(t *testing.T, start startServe) {
+	cs := start(t, exampleWorkspace(t))
 	res, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -50,9 +52,11 @@ func TestServeToolSchemas(t *testing.T) {
 	}
 }
 
-func TestServeTools(t *testing.T) {
+func TestServeTools(t *testing.T) { forEachTransport(t, testServeTools) }
+
+func testServeTools(t *testing.T, start startServe) {
 	dir := exampleWorkspace(t)
-	cs := startStdio(t, dir)
+	cs := start(t, dir)
 	task := "Why did the ETA rollover test fail on CI?"
 
 	t.Run("memory_context is tmem context", func(t *testing.T) {
@@ -204,9 +208,11 @@ func TestServeTools(t *testing.T) {
 	})
 }
 
-func TestServeBadInput(t *testing.T) {
+func TestServeBadInput(t *testing.T) { forEachTransport(t, testServeBadInput) }
+
+func testServeBadInput(t *testing.T, start startServe) {
 	dir := exampleWorkspace(t)
-	cs := startStdio(t, dir)
+	cs := start(t, dir)
 	tests := []struct {
 		name string
 		tool string
@@ -261,7 +267,9 @@ func TestServeBadInput(t *testing.T) {
 	}
 }
 
-func TestServeScope(t *testing.T) {
+func TestServeScope(t *testing.T) { forEachTransport(t, testServeScope) }
+
+func testServeScope(t *testing.T, start startServe) {
 	dir := exampleWorkspace(t)
 	soul := filepath.Join(dir, "atlas", "SOUL.md")
 	src, err := os.ReadFile(soul)
@@ -271,9 +279,9 @@ func TestServeScope(t *testing.T) {
 	if err := os.WriteFile(soul, []byte("---\nlead: true\n---\n"+string(src)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	worker := startStdio(t, dir, "--teammate", "beacon")
-	flagLead := startStdio(t, dir, "--teammate", "quill", "--lead")
-	soulLead := startStdio(t, dir, "--teammate", "atlas")
+	worker := start(t, dir, "--teammate", "beacon")
+	flagLead := start(t, dir, "--teammate", "quill", "--lead")
+	soulLead := start(t, dir, "--teammate", "atlas")
 	refusals := []struct {
 		name string
 		tool string

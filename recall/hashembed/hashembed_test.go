@@ -34,3 +34,9 @@ func dot(a, b []float32) float32 {
 	}
 	return s
 }
+
+func TestGatedConformance(t *testing.T) {
+	g := hashembed.NewGated()
+	g.Open()
+	recalltest.Conformance(t, g, hashembed.Dims)
+}

@@ -24,17 +24,18 @@ func (s *Service) beginWrite() (done func(), err error) {
 	return s.writes.Done, nil
 }
 
-// Close stops the watcher and waits for the writes under way. The recall
-// index stays open: it belongs to the caller.
+// Close stops the watcher and the background embedder, and waits for the
+// writes under way. The recall index stays open: it belongs to the caller.
 func (s *Service) Close() error {
 	s.mu.Lock()
 	s.closing = true
-	stop := s.stopWatch
-	s.stopWatch = nil
+	stop, bl := s.stopWatch, s.backlog
+	s.stopWatch, s.backlog = nil, nil
 	s.mu.Unlock()
 	if stop != nil {
 		stop()
 	}
+	bl.close()
 	s.writes.Wait()
 	return nil
 }

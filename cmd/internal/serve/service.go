@@ -54,6 +54,7 @@ type Service struct {
 	closing   bool                        // Close began: no new writes
 	writes    sync.WaitGroup              // writes under way
 	stopWatch func()                      // stops the watcher, if one runs
+	backlog   *backlog                    // the background embedder, if one runs
 }
 
 // New checks the options (the bound teammate must exist) and returns a
@@ -128,8 +129,16 @@ func (s *Service) search(ctx context.Context, q recall.Query) ([]recall.Hit, err
 	hits, err := s.ix.Search(ctx, q)
 	if err == nil && !clean {
 		s.fresh.synced(key, gen)
+		s.pokeBacklog() // the sync may have left chunks without vectors
 	}
 	return hits, err
+}
+
+func (s *Service) pokeBacklog() {
+	s.mu.Lock()
+	b := s.backlog
+	s.mu.Unlock()
+	b.poke()
 }
 
 // recaller adapts the service's search to the context builder.
@@ -153,4 +162,5 @@ func (s *Service) Warm(ctx context.Context) {
 	if _, err := s.ix.Sync(ctx, names); err == nil {
 		s.fresh.synced(key, gen)
 	}
+	s.pokeBacklog()
 }
