@@ -84,7 +84,7 @@ func (r *ortRunner) close() error {
 // loadORT loads the runtime library, or says why it cannot.
 func loadORT(lib string) (*onnxrt.Runtime, error) {
 	if lib == "" {
-		return nil, errors.New("no ONNX Runtime library found")
+		return nil, errors.New("no ONNX Runtime library found ($TMEM_ORT_LIB unset, none in the model folder's " + RuntimeDirName + " folder or the system library folders)")
 	}
 	rt, err := onnxrt.Load(lib)
 	if err != nil {
