@@ -20,6 +20,7 @@ type modelOptions struct {
 	baseURL        string
 	noRuntime      bool
 	runtimeBaseURL string
+	variant        string
 }
 
 // modelDir resolves --model, else $TMEM_MODEL, else the user cache folder.
@@ -55,9 +56,15 @@ arm64), it installs the ONNX Runtime library into the model folder's
 onnxruntime/ folder, where the fast backend finds it: the archive is checked
 against its pinned sha256 and only the library is kept. --no-runtime skips
 this; --from never downloads it (copy DIR/onnxruntime along, or set
-TMEM_ORT_LIB).`,
+TMEM_ORT_LIB).
+
+--variant int8 installs upstream's int8 export for this CPU instead of
+model.onnx (the AVX-512 VNNI build where the CPU has it, else the AVX2
+build): faster on ONNX Runtime, which alone can run it. Its vectors differ
+from fp32's, so indexes embed again; 'tmem model pull' goes back to fp32.`,
 		Example: `  tmem model pull
   tmem model pull --no-runtime
+  tmem model pull --variant int8
   tmem model pull --from /mnt/usb/all-MiniLM-L6-v2`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -67,6 +74,7 @@ TMEM_ORT_LIB).`,
 	pull.Flags().StringVar(&opts.from, "from", "", "install from this local folder instead of downloading")
 	pull.Flags().StringVar(&opts.baseURL, "base-url", "", "model hub or mirror to download from (default: $TMEM_MODEL_BASE_URL, else "+minilm.DefaultBaseURL+")")
 	pull.Flags().BoolVar(&opts.noRuntime, "no-runtime", false, "do not install the ONNX Runtime library")
+	pull.Flags().StringVar(&opts.variant, "variant", minilm.VariantFP32, "fp32, or int8 (the export for this CPU's AVX-512 VNNI or AVX2; ONNX Runtime only)")
 	pull.Flags().StringVar(&opts.runtimeBaseURL, "runtime-base-url", "", "ONNX Runtime release downloads or a mirror (default: $TMEM_ORT_BASE_URL, else "+minilm.DefaultRuntimeBaseURL+")")
 
 	info := &cobra.Command{
@@ -100,10 +108,10 @@ func runModelPull(ctx context.Context, f *factory, opts *modelOptions) error {
 		opts.runtimeBaseURL = f.getenv("TMEM_ORT_BASE_URL")
 	}
 	if opts.from != "" {
-		if err := minilm.Install(opts.from, dir); err != nil {
+		if err := minilm.Install(opts.from, dir, opts.variant); err != nil {
 			return err
 		}
-	} else if err := minilm.Pull(ctx, minilm.PullOptions{Dir: dir, BaseURL: opts.baseURL, Progress: f.progressWriter()}); err != nil {
+	} else if err := minilm.Pull(ctx, minilm.PullOptions{Dir: dir, BaseURL: opts.baseURL, Progress: f.progressWriter(), Variant: opts.variant}); err != nil {
 		return pullHint(err)
 	}
 	f.infof("model installed in %s", dir)
@@ -178,8 +186,8 @@ func printModelInfo(f *factory, dir, backend string) error {
 			Installed *minilm.RuntimeInfo `json:"installed_runtime"`
 		}{mi, bi, installed})
 	}
-	fmt.Fprintf(f.stdout, "model:    %s@%s\nfolder:   %s\ncomplete: %v\nruntime:  %s\nbackend:  %s\nidentity: %s\n",
-		mi.Repo, mi.Revision, mi.Dir, mi.Complete, runtimeLine(ri), bi.line(), dash(mi.Identity))
+	fmt.Fprintf(f.stdout, "model:    %s@%s %s\nfolder:   %s\ncomplete: %v\nruntime:  %s\nbackend:  %s\nidentity: %s\n",
+		mi.Repo, mi.Revision, mi.Model, mi.Dir, mi.Complete, runtimeLine(ri), bi.line(), dash(mi.Identity))
 	tw := tabwriter.NewWriter(f.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "file\tstatus\tsha256")
 	for _, fs := range mi.Files {

@@ -25,7 +25,7 @@ type ortRunner struct {
 	cached bool
 }
 
-func newORTRunner(dir string, rt *onnxrt.Runtime, threads int) (runner, error) {
+func newORTRunner(dir, model string, rt *onnxrt.Runtime, threads int) (runner, error) {
 	cfg, err := readConfig(dir)
 	if err != nil {
 		return nil, err
@@ -34,7 +34,7 @@ func newORTRunner(dir string, rt *onnxrt.Runtime, threads int) (runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, cached, err := openCachedSession(dir, rt, threads)
+	s, cached, err := openCachedSession(dir, model, rt, threads)
 	if err != nil {
 		return nil, err
 	}
@@ -93,5 +93,5 @@ func loadORT(lib string) (*onnxrt.Runtime, error) {
 	return rt, nil
 }
 
-// modelPath is the model file in a model folder.
-func modelPath(dir string) string { return filepath.Join(dir, "model.onnx") }
+// modelPath is the fp32 model file in a model folder.
+func modelPath(dir string) string { return filepath.Join(dir, fp32Model) }

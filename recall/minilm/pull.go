@@ -36,6 +36,9 @@ type Manifest struct {
 	// Revision is the upstream commit the files are pinned to.
 	Revision string
 	Files    []File
+	// Int8 are the int8 exports of the model, best first; Variant puts one
+	// in place of model.onnx.
+	Int8 []Int8File
 }
 
 // Pinned is sentence-transformers/all-MiniLM-L6-v2 at a fixed commit, with
@@ -50,6 +53,10 @@ var Pinned = Manifest{
 		{"tokenizer_config.json", "tokenizer_config.json", 350, "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b"},
 		{"special_tokens_map.json", "special_tokens_map.json", 112, "303df45a03609e4ead04bc3dc1536d0ab19b5358db685b6f3da123d05ec200e3"},
 		{"model.onnx", "onnx/model.onnx", 90405214, "6fd5d72fe4589f189f8ebc006442dbb529bb7ce38f8082112682524616046452"},
+	},
+	Int8: []Int8File{
+		{"avx512_vnni", File{"model_qint8_avx512_vnni.onnx", "onnx/model_qint8_avx512_vnni.onnx", 23026053, "4278337fd0ff3c68bfb6291042cad8ab363e1d9fbc43dcb499fe91c871902474"}},
+		{"avx2", File{"model_quint8_avx2.onnx", "onnx/model_quint8_avx2.onnx", 23046789, "b941bf19f1f1283680f449fa6a7336bb5600bdcd5f84d10ddc5cd72218a0fd21"}},
 	},
 }
 
@@ -70,6 +77,10 @@ type PullOptions struct {
 	Progress io.Writer
 	// HTTPClient makes the requests; nil means http.DefaultClient.
 	HTTPClient *http.Client
+	// Variant is VariantFP32 (the default) or VariantInt8.
+	Variant string
+	// CPU picks the int8 export; nil means HostCPU().
+	CPU *CPUFeatures
 }
 
 // Errors a Pull may wrap, so callers can say what to do.
@@ -82,15 +93,20 @@ var (
 	ErrWrongFile = errors.New("not the pinned file")
 )
 
-// Pull downloads the pinned model files into o.Dir. Files already present
-// with the right sum are kept; a partial download (name.part) is resumed with
-// an HTTP Range request. Each file is checked against its pinned size and
-// sha256 before it takes its final name; a wrong file is deleted. When
-// nothing was downloaded, the folders Pull created are removed again.
+// Pull downloads the pinned model files of o.Variant into o.Dir and makes
+// that variant the one Open runs. Files already present with the right sum
+// are kept; a partial download (name.part) is resumed with an HTTP Range
+// request. Each file is checked against its pinned size and sha256 before it
+// takes its final name; a wrong file is deleted. When nothing was
+// downloaded, the folders Pull created are removed again.
 func Pull(ctx context.Context, o PullOptions) (err error) {
 	m := Pinned
 	if o.Manifest != nil {
 		m = *o.Manifest
+	}
+	m, err = m.Variant(o.Variant, hostOr(o.CPU))
+	if err != nil {
+		return fmt.Errorf("pull model: %w", err)
 	}
 	base := strings.TrimRight(o.BaseURL, "/")
 	if base == "" {
@@ -122,7 +138,15 @@ func Pull(ctx context.Context, o PullOptions) (err error) {
 		}
 		fmt.Fprintf(progress, "%s: ok (%s, sha256 %s)\n", f.Name, humanBytes(f.Size), f.SHA256[:12])
 	}
-	return nil
+	return setActiveModel(o.Dir, m.modelFile())
+}
+
+// hostOr is *c, or the running CPU's features when c is nil.
+func hostOr(c *CPUFeatures) CPUFeatures {
+	if c == nil {
+		return HostCPU()
+	}
+	return *c
 }
 
 // mkdirAll creates dir and returns the topmost folder it had to create
@@ -384,16 +408,21 @@ func verifyFile(path string, f File) error {
 	return nil
 }
 
-// Install copies the pinned model files from a folder (for machines without
-// network access) into dir; see Manifest.Install.
-func Install(from, dir string) error {
-	return Pinned.Install(from, dir)
+// Install copies the pinned model files of a variant (VariantFP32 or
+// VariantInt8, picked for the running CPU) from a folder (for machines
+// without network access) into dir; see Manifest.Install.
+func Install(from, dir, variant string) error {
+	m, err := Pinned.Variant(variant, HostCPU())
+	if err != nil {
+		return fmt.Errorf("install model: %w", err)
+	}
+	return m.Install(from, dir)
 }
 
-// Install copies m's files from the folder from into dir. Each file is looked
-// up by its Name, then by its upstream Path (so a clone of the upstream
-// repository works). Every source is checked first; if any is missing or
-// wrong nothing is installed.
+// Install copies m's files from the folder from into dir and makes m's model
+// file the one Open runs. Each file is looked up by its Name, then by its
+// upstream Path (so a clone of the upstream repository works). Every source
+// is checked first; if any is missing or wrong nothing is installed.
 func (m Manifest) Install(from, dir string) error {
 	srcs := make([]string, len(m.Files))
 	var bad []error
@@ -419,7 +448,7 @@ func (m Manifest) Install(from, dir string) error {
 			return fmt.Errorf("install model %s: %w", f.Name, err)
 		}
 	}
-	return nil
+	return setActiveModel(dir, m.modelFile())
 }
 
 // copyVerified copies src to dest through a temporary file that is renamed
@@ -463,10 +492,12 @@ type FileStatus struct {
 
 // ModelInfo describes a model folder.
 type ModelInfo struct {
-	Dir      string       `json:"dir"`
-	Repo     string       `json:"repo"`
-	Revision string       `json:"revision"`
-	Files    []FileStatus `json:"files"`
+	Dir      string `json:"dir"`
+	Repo     string `json:"repo"`
+	Revision string `json:"revision"`
+	// Model is the model file Open runs: model.onnx, or an int8 export.
+	Model string       `json:"model"`
+	Files []FileStatus `json:"files"`
 	// Complete means every pinned file is present and matches.
 	Complete bool `json:"complete"`
 	// Identity is what an Embedder on this folder reports; empty when the
@@ -479,9 +510,14 @@ func Info(dir string) (ModelInfo, error) {
 	return Pinned.Info(dir)
 }
 
-// Info checks the folder dir against m.
+// Info checks the folder dir against m, with the int8 export in place of
+// model.onnx when that is the folder's variant.
 func (m Manifest) Info(dir string) (ModelInfo, error) {
-	info := ModelInfo{Dir: dir, Repo: m.Repo, Revision: m.Revision, Complete: true}
+	m, err := m.forFolder(dir)
+	if err != nil {
+		return ModelInfo{}, fmt.Errorf("model info: %w", err)
+	}
+	info := ModelInfo{Dir: dir, Repo: m.Repo, Revision: m.Revision, Model: m.modelFile(), Complete: true}
 	for _, f := range m.Files {
 		st := FileStatus{File: f}
 		sum, n, err := fileSum(filepath.Join(dir, f.Name))

@@ -171,8 +171,12 @@ func TestPullRuntime(t *testing.T) {
 			wantReqs: 0,
 		},
 		{
-			name:     "archive without the library",
-			pins:     func(p map[string]RuntimeArchive) { a := p["linux/amd64"]; a.Library = "libonnxruntime.so.9"; p["linux/amd64"] = a },
+			name: "archive without the library",
+			pins: func(p map[string]RuntimeArchive) {
+				a := p["linux/amd64"]
+				a.Library = "libonnxruntime.so.9"
+				p["linux/amd64"] = a
+			},
 			wantMsg:  "holds no regular file named libonnxruntime.so.9",
 			wantReqs: 1,
 		},
