@@ -167,12 +167,12 @@ func BenchmarkGoSentences(b *testing.B) { benchSentencesRun(b, Options{Backend: 
 func hugotDefault(b *testing.B) *pipelines.FeatureExtractionPipeline {
 	b.Helper()
 	dir := minilmtest.FullModel(b)
-	s, err := hugot.NewGoSession()
+	s, err := hugot.NewGoSession(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { s.Destroy() })
-	p, err := hugot.NewPipeline(s, hugot.FeatureExtractionConfig{ModelPath: dir, Name: "baseline",
+	p, err := hugot.NewPipeline(s, hugot.FeatureExtractionConfig{ModelPath: dir, OnnxFilename: "model.onnx", Name: "baseline",
 		Options: []hugot.FeatureExtractionOption{pipelines.WithNormalization()}})
 	if err != nil {
 		b.Fatal(err)
@@ -182,11 +182,11 @@ func hugotDefault(b *testing.B) *pipelines.FeatureExtractionPipeline {
 
 func benchHugotDefault(b *testing.B, texts []string, unit string) {
 	p := hugotDefault(b)
-	if _, err := p.RunPipeline(texts); err != nil {
+	if _, err := p.RunPipeline(context.Background(), texts); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := p.RunPipeline(texts); err != nil {
+		if _, err := p.RunPipeline(context.Background(), texts); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -297,5 +297,55 @@ func BenchmarkORTInt8VsFP32Chunks(b *testing.B) {
 	}
 	for i, name := range names {
 		b.ReportMetric(float64(round*len(chunks))/spent[i].Seconds(), name+"-chunks/s")
+	}
+}
+
+// BenchmarkGoConfigs runs the Go backend with gomlx's scheduling and matrix
+// kernel options in rotating order (so a shared machine's load falls on all
+// alike) and reports each one's rate on chunks and on sentences.
+func BenchmarkGoConfigs(b *testing.B) {
+	configs := []string{"go", "go:ops_sequential", "go:packgemm", "go:highway"}
+	runs := make([]*goRunner, len(configs))
+	for i, c := range configs {
+		r, err := newGoRunner(minilmtest.FullModel(b), c)
+		if err != nil {
+			b.Fatalf("%s: %v", c, err)
+		}
+		b.Cleanup(func() { r.close() })
+		runs[i] = r
+	}
+	inputs := []struct {
+		kind  string
+		texts []string
+	}{{"chunks", benchChunks(8)}, {"sentences", benchSentences(8)}}
+	for _, in := range inputs {
+		for i, t := range in.texts {
+			in.texts[i] = normalizeText(t)
+		}
+		for _, r := range runs {
+			if _, err := r.embed(in.texts); err != nil { // compile the graph
+				b.Fatal(err)
+			}
+		}
+	}
+	spent := make(map[string]time.Duration)
+	round := 0
+	for b.Loop() {
+		for k := range runs {
+			i := (round + k) % len(runs)
+			for _, in := range inputs {
+				start := time.Now()
+				if _, err := runs[i].embed(in.texts); err != nil {
+					b.Fatal(err)
+				}
+				spent[configs[i]+" "+in.kind] += time.Since(start)
+			}
+		}
+		round++
+	}
+	for _, c := range configs {
+		for _, in := range inputs {
+			b.ReportMetric(float64(round*len(in.texts))/spent[c+" "+in.kind].Seconds(), strings.ReplaceAll(c, ":", "-")+"-"+in.kind+"/s")
+		}
 	}
 }

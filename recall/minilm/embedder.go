@@ -141,7 +141,7 @@ func Open(o Options) (*Embedder, error) {
 	return e, nil
 }
 
-// openGo sets e up to run on hugot's pure-Go backend.
+// openGo sets e up to run on gomlx's pure-Go backend.
 func (e *Embedder) openGo(o Options) error {
 	e.backend = BackendGo
 	if e.model != fp32Model {
@@ -150,12 +150,14 @@ func (e *Embedder) openGo(o Options) error {
 	if e.batch <= 0 {
 		e.batch = 8
 	}
+	// gomlx compiles a graph per batch shape; bound how many there can be.
+	e.batch = min(e.batch, goMaxBatch)
 	if e.workers <= 0 {
 		// gomlx spreads one batch over all cores; a second batch in
 		// flight only adds contention.
 		e.workers = 1
 	}
-	run, err := newGoRunner(o.ModelDir)
+	run, err := newGoRunner(o.ModelDir, goBackendConfig)
 	e.run = run
 	return err
 }
