@@ -43,7 +43,7 @@ pinned sha256 sums.`,
 	}
 
 	pull := &cobra.Command{
-		Use:   "pull [--from DIR] [--no-runtime]",
+		Use:   "pull [--from DIR] [--no-runtime] [--variant fp32|int8]",
 		Short: "Download (or copy with --from) the pinned model and ONNX Runtime, and verify them",
 		Long: `Download the pinned revision of sentence-transformers/all-MiniLM-L6-v2:
 model.onnx, tokenizer.json, config.json and the other tokenizer files. A
