@@ -33,7 +33,7 @@ func openEmbedder(f *factory, flag string) (recall.Embedder, error) {
 				return nil, fmt.Errorf("the embedding model in %s: %w", dir, err)
 			}
 			if why := e.Fallback(); why != "" {
-				f.warnf("embedding on the slow pure-Go backend: %s; put libonnxruntime in %s or set TMEM_ORT_LIB (TMEM_BACKEND=go silences this)",
+				f.warnf("embedding on the slow pure-Go backend: %s; 'tmem model pull' installs ONNX Runtime in %s, or set TMEM_ORT_LIB (TMEM_BACKEND=go silences this)",
 					why, filepath.Join(dir, minilm.RuntimeDirName))
 			}
 			return e, nil

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -13,9 +15,12 @@ import (
 )
 
 type modelOptions struct {
-	from    string
-	backend string
-	baseURL string
+	from           string
+	backend        string
+	baseURL        string
+	noRuntime      bool
+	runtimeBaseURL string
+	variant        string
 }
 
 // modelDir resolves --model, else $TMEM_MODEL, else the user cache folder.
@@ -38,44 +43,39 @@ pinned sha256 sums.`,
 	}
 
 	pull := &cobra.Command{
-		Use:   "pull [--from DIR]",
-		Short: "Download (or copy with --from) the pinned model and verify it",
+		Use:   "pull [--from DIR] [--no-runtime] [--variant fp32|int8]",
+		Short: "Download (or copy with --from) the pinned model and ONNX Runtime, and verify them",
 		Long: `Download the pinned revision of sentence-transformers/all-MiniLM-L6-v2:
 model.onnx, tokenizer.json, config.json and the other tokenizer files. A
 partial download resumes; a file whose size or sha256 does not match its pin
 is refused and removed. --from DIR installs from a local folder with the same
-checks (for machines without network access).`,
+checks (for machines without network access).
+
+Then, where a release archive is pinned for the platform (Linux x86-64 and
+arm64), it installs the ONNX Runtime library into the model folder's
+onnxruntime/ folder, where the fast backend finds it: the archive is checked
+against its pinned sha256 and only the library is kept. --no-runtime skips
+this; --from never downloads it (copy DIR/onnxruntime along, or set
+TMEM_ORT_LIB).
+
+--variant int8 installs upstream's int8 export for this CPU instead of
+model.onnx (the AVX-512 VNNI build where the CPU has it, else the AVX2
+build): faster on ONNX Runtime, which alone can run it. Its vectors differ
+from fp32's, so indexes embed again; 'tmem model pull' goes back to fp32.`,
 		Example: `  tmem model pull
+  tmem model pull --no-runtime
+  tmem model pull --variant int8
   tmem model pull --from /mnt/usb/all-MiniLM-L6-v2`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := f.modelDir(f.model)
-			if err != nil {
-				return err
-			}
-			if opts.baseURL == "" {
-				opts.baseURL = f.getenv("TMEM_MODEL_BASE_URL")
-			}
-			if opts.from != "" {
-				if err := minilm.Install(opts.from, dir); err != nil {
-					return err
-				}
-			} else if err := minilm.Pull(cmd.Context(), minilm.PullOptions{Dir: dir, BaseURL: opts.baseURL, Progress: f.progressWriter()}); err != nil {
-				return pullHint(err)
-			}
-			if f.json {
-				info, err := minilm.Info(dir)
-				if err != nil {
-					return err
-				}
-				return f.printJSON(info)
-			}
-			f.infof("model installed in %s", dir)
-			return nil
+			return runModelPull(cmd.Context(), f, opts)
 		},
 	}
 	pull.Flags().StringVar(&opts.from, "from", "", "install from this local folder instead of downloading")
 	pull.Flags().StringVar(&opts.baseURL, "base-url", "", "model hub or mirror to download from (default: $TMEM_MODEL_BASE_URL, else "+minilm.DefaultBaseURL+")")
+	pull.Flags().BoolVar(&opts.noRuntime, "no-runtime", false, "do not install the ONNX Runtime library")
+	pull.Flags().StringVar(&opts.variant, "variant", minilm.VariantFP32, "fp32, or int8 (the export for this CPU's AVX-512 VNNI or AVX2; ONNX Runtime only)")
+	pull.Flags().StringVar(&opts.runtimeBaseURL, "runtime-base-url", "", "ONNX Runtime release downloads or a mirror (default: $TMEM_ORT_BASE_URL, else "+minilm.DefaultRuntimeBaseURL+")")
 
 	info := &cobra.Command{
 		Use:   "info",
@@ -86,37 +86,50 @@ checks (for machines without network access).`,
 			if err != nil {
 				return err
 			}
-			mi, err := minilm.Info(dir)
-			if err != nil {
-				return err
-			}
-			bi := probeBackend(f, dir, mi, opts.backend)
-			if f.json {
-				return f.printJSON(struct {
-					minilm.ModelInfo
-					backendInfo
-				}{mi, bi})
-			}
-			fmt.Fprintf(f.stdout, "model:    %s@%s\nfolder:   %s\ncomplete: %v\nbackend:  %s\nidentity: %s\n",
-				mi.Repo, mi.Revision, mi.Dir, mi.Complete, bi.line(), dash(mi.Identity))
-			tw := tabwriter.NewWriter(f.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "file\tstatus\tsha256")
-			for _, fs := range mi.Files {
-				status := "ok"
-				switch {
-				case !fs.Present:
-					status = "missing"
-				case !fs.OK:
-					status = fmt.Sprintf("MISMATCH (%d bytes)", fs.GotSize)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", fs.Name, status, dash(fs.GotSHA256))
-			}
-			return tw.Flush()
+			return printModelInfo(f, dir, opts.backend)
 		},
 	}
 	info.Flags().StringVar(&opts.backend, "backend", "auto", "auto, go or ort")
 	cmd.AddCommand(pull, info)
 	return cmd
+}
+
+// runModelPull installs the model, then the runtime library unless told not
+// to or none is pinned for the platform.
+func runModelPull(ctx context.Context, f *factory, opts *modelOptions) error {
+	dir, err := f.modelDir(f.model)
+	if err != nil {
+		return err
+	}
+	if opts.baseURL == "" {
+		opts.baseURL = f.getenv("TMEM_MODEL_BASE_URL")
+	}
+	if opts.runtimeBaseURL == "" {
+		opts.runtimeBaseURL = f.getenv("TMEM_ORT_BASE_URL")
+	}
+	if opts.from != "" {
+		if err := minilm.Install(opts.from, dir, opts.variant); err != nil {
+			return err
+		}
+	} else if err := minilm.Pull(ctx, minilm.PullOptions{Dir: dir, BaseURL: opts.baseURL, Progress: f.progressWriter(), Variant: opts.variant}); err != nil {
+		return pullHint(err)
+	}
+	f.infof("model installed in %s", dir)
+	if !opts.noRuntime && opts.from == "" {
+		st, err := minilm.PullRuntime(ctx, minilm.RuntimePullOptions{Dir: dir, BaseURL: opts.runtimeBaseURL, Progress: f.progressWriter()})
+		switch {
+		case errors.Is(err, minilm.ErrNoRuntimePin):
+			f.warnf("%v; until then embedding runs on the slower pure-Go backend", err)
+		case err != nil:
+			return runtimeHint(err)
+		default:
+			f.infof("onnx runtime %s installed in %s", st.Version, filepath.Join(dir, minilm.RuntimeDirName))
+		}
+	}
+	if f.json {
+		return printModelInfo(f, dir, minilm.BackendAuto)
+	}
+	return nil
 }
 
 // pullHint says what to do when a download fails.
@@ -128,6 +141,11 @@ func pullHint(err error) error {
 		return hintedError{err, "the server does not have the pinned files: check --base-url (or $TMEM_MODEL_BASE_URL), or install a verified copy with 'tmem model pull --from DIR'"}
 	}
 	return err
+}
+
+// runtimeHint says what to do when the runtime cannot be installed.
+func runtimeHint(err error) error {
+	return hintedError{err, "the model is installed and works on the slower pure-Go backend; retry to resume, download from a mirror with --runtime-base-url URL (or $TMEM_ORT_BASE_URL), or skip the runtime with --no-runtime"}
 }
 
 // progressWriter is stderr on a terminal unless --quiet or --json, else
@@ -143,6 +161,57 @@ func (f *factory) progressWriter() io.Writer {
 		return f.stderr
 	}
 	return nil
+}
+
+// printModelInfo prints the model folder's files, the runtime library that
+// 'tmem model pull' installed, and the backend that runs.
+func printModelInfo(f *factory, dir, backend string) error {
+	mi, err := minilm.Info(dir)
+	if err != nil {
+		return err
+	}
+	ri, err := minilm.InstalledRuntime(dir)
+	if err != nil {
+		return err
+	}
+	bi := probeBackend(f, dir, mi, backend)
+	if f.json {
+		var installed *minilm.RuntimeInfo // null when none
+		if ri.Installed {
+			installed = &ri
+		}
+		return f.printJSON(struct {
+			minilm.ModelInfo
+			backendInfo
+			Installed *minilm.RuntimeInfo `json:"installed_runtime"`
+		}{mi, bi, installed})
+	}
+	fmt.Fprintf(f.stdout, "model:    %s@%s %s\nfolder:   %s\ncomplete: %v\nruntime:  %s\nbackend:  %s\nidentity: %s\n",
+		mi.Repo, mi.Revision, mi.Model, mi.Dir, mi.Complete, runtimeLine(ri), bi.line(), dash(mi.Identity))
+	tw := tabwriter.NewWriter(f.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "file\tstatus\tsha256")
+	for _, fs := range mi.Files {
+		status := "ok"
+		switch {
+		case !fs.Present:
+			status = "missing"
+		case !fs.OK:
+			status = fmt.Sprintf("MISMATCH (%d bytes)", fs.GotSize)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", fs.Name, status, dash(fs.GotSHA256))
+	}
+	return tw.Flush()
+}
+
+// runtimeLine says what runtime library 'tmem model pull' installed.
+func runtimeLine(ri minilm.RuntimeInfo) string {
+	switch {
+	case !ri.Installed:
+		return "none installed by 'tmem model pull'"
+	case !ri.OK:
+		return fmt.Sprintf("%s CHANGED since it was installed from %s (run 'tmem model pull')", ri.Path, ri.Name)
+	}
+	return fmt.Sprintf("onnx runtime %s from %s, %s", ri.Version, ri.Name, ri.Path)
 }
 
 // backendInfo says which backend embeds and why.

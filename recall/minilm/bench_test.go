@@ -37,6 +37,15 @@ func benchChunks(n int) []string {
 	return out
 }
 
+// standIn is o's model folder, else the MiniLM-shaped stand-in.
+func standIn(b *testing.B, o Options) string {
+	b.Helper()
+	if o.ModelDir != "" {
+		return o.ModelDir
+	}
+	return minilmtest.FullModel(b)
+}
+
 func benchOpen(b *testing.B, o Options) *Embedder {
 	b.Helper()
 	e, err := Open(o)
@@ -48,7 +57,7 @@ func benchOpen(b *testing.B, o Options) *Embedder {
 }
 
 func benchLoad(b *testing.B, o Options) {
-	o.ModelDir = minilmtest.FullModel(b)
+	o.ModelDir = standIn(b, o)
 	for b.Loop() {
 		e, err := Open(o)
 		if err != nil {
@@ -63,7 +72,7 @@ func benchLoad(b *testing.B, o Options) {
 }
 
 func benchQuery(b *testing.B, o Options) {
-	o.ModelDir = minilmtest.FullModel(b)
+	o.ModelDir = standIn(b, o)
 	e := benchOpen(b, o)
 	q := []string{"why did we pick bleve for search"}
 	if _, err := e.Embed(context.Background(), q); err != nil {
@@ -83,7 +92,7 @@ func benchQuery(b *testing.B, o Options) {
 }
 
 func benchChunksRun(b *testing.B, o Options, n int) {
-	o.ModelDir = minilmtest.FullModel(b)
+	o.ModelDir = standIn(b, o)
 	e := benchOpen(b, o)
 	chunks := benchChunks(n)
 	if _, err := e.Embed(context.Background(), chunks); err != nil {
@@ -136,7 +145,7 @@ func benchSentences(n int) []string {
 }
 
 func benchSentencesRun(b *testing.B, o Options, n int) {
-	o.ModelDir = minilmtest.FullModel(b)
+	o.ModelDir = standIn(b, o)
 	e := benchOpen(b, o)
 	texts := benchSentences(n)
 	if _, err := e.Embed(context.Background(), texts); err != nil {
@@ -158,12 +167,12 @@ func BenchmarkGoSentences(b *testing.B) { benchSentencesRun(b, Options{Backend: 
 func hugotDefault(b *testing.B) *pipelines.FeatureExtractionPipeline {
 	b.Helper()
 	dir := minilmtest.FullModel(b)
-	s, err := hugot.NewGoSession()
+	s, err := hugot.NewGoSession(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { s.Destroy() })
-	p, err := hugot.NewPipeline(s, hugot.FeatureExtractionConfig{ModelPath: dir, Name: "baseline",
+	p, err := hugot.NewPipeline(s, hugot.FeatureExtractionConfig{ModelPath: dir, OnnxFilename: "model.onnx", Name: "baseline",
 		Options: []hugot.FeatureExtractionOption{pipelines.WithNormalization()}})
 	if err != nil {
 		b.Fatal(err)
@@ -173,11 +182,11 @@ func hugotDefault(b *testing.B) *pipelines.FeatureExtractionPipeline {
 
 func benchHugotDefault(b *testing.B, texts []string, unit string) {
 	p := hugotDefault(b)
-	if _, err := p.RunPipeline(texts); err != nil {
+	if _, err := p.RunPipeline(context.Background(), texts); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := p.RunPipeline(texts); err != nil {
+		if _, err := p.RunPipeline(context.Background(), texts); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -227,3 +236,116 @@ func BenchmarkORTLoadUncached(b *testing.B) {
 func BenchmarkORTQuery(b *testing.B)     { benchQuery(b, ortOptions(b)) }
 func BenchmarkORTChunks(b *testing.B)    { benchChunksRun(b, ortOptions(b), 32) }
 func BenchmarkORTSentences(b *testing.B) { benchSentencesRun(b, ortOptions(b), 32) }
+
+// int8Exports are the stand-in quantized as upstream's two int8 exports.
+var int8Exports = []struct{ name, weights, file string }{
+	{"avx512_vnni", "int8", "model_qint8_avx512_vnni.onnx"},
+	{"avx2", "uint8", "model_quint8_avx2.onnx"},
+}
+
+// benchInt8 runs bench on each int8 export of the stand-in (quality cannot
+// be judged on random weights; only speed is measured).
+func benchInt8(b *testing.B, bench func(b *testing.B, o Options)) {
+	for _, x := range int8Exports {
+		b.Run(x.name, func(b *testing.B) {
+			o := ortOptions(b)
+			o.ModelDir = minilmtest.FullModelInt8(b, x.weights, x.file)
+			if err := setActiveModel(o.ModelDir, x.file); err != nil {
+				b.Fatal(err)
+			}
+			bench(b, o)
+		})
+	}
+}
+
+func BenchmarkORTInt8Query(b *testing.B) { benchInt8(b, benchQuery) }
+func BenchmarkORTInt8Chunks(b *testing.B) {
+	benchInt8(b, func(b *testing.B, o Options) { benchChunksRun(b, o, 32) })
+}
+func BenchmarkORTInt8Sentences(b *testing.B) {
+	benchInt8(b, func(b *testing.B, o Options) { benchSentencesRun(b, o, 32) })
+}
+
+// BenchmarkORTInt8VsFP32Chunks embeds the same chunks with the fp32
+// stand-in and both int8 exports in turn, rotating the order every round,
+// so a busy machine's load falls on all three alike; it reports each one's
+// chunks/s.
+func BenchmarkORTInt8VsFP32Chunks(b *testing.B) {
+	names := []string{"fp32"}
+	embs := []*Embedder{benchOpen(b, Options{Backend: BackendORT, ORTLib: minilmtest.RequireORT(b), ModelDir: minilmtest.FullModel(b)})}
+	for _, x := range int8Exports {
+		dir := minilmtest.FullModelInt8(b, x.weights, x.file)
+		if err := setActiveModel(dir, x.file); err != nil {
+			b.Fatal(err)
+		}
+		names = append(names, x.name)
+		embs = append(embs, benchOpen(b, Options{Backend: BackendORT, ORTLib: minilmtest.RequireORT(b), ModelDir: dir}))
+	}
+	chunks := benchChunks(32)
+	spent := make([]time.Duration, len(embs))
+	round := 0
+	for b.Loop() {
+		for k := range embs {
+			i := (round + k) % len(embs)
+			start := time.Now()
+			if _, err := embs[i].Embed(context.Background(), chunks); err != nil {
+				b.Fatal(err)
+			}
+			spent[i] += time.Since(start)
+		}
+		round++
+	}
+	for i, name := range names {
+		b.ReportMetric(float64(round*len(chunks))/spent[i].Seconds(), name+"-chunks/s")
+	}
+}
+
+// BenchmarkGoConfigs runs the Go backend with gomlx's scheduling and matrix
+// kernel options in rotating order (so a shared machine's load falls on all
+// alike) and reports each one's rate on chunks and on sentences.
+func BenchmarkGoConfigs(b *testing.B) {
+	configs := []string{"go", "go:ops_sequential", "go:packgemm", "go:highway"}
+	runs := make([]*goRunner, len(configs))
+	for i, c := range configs {
+		r, err := newGoRunner(minilmtest.FullModel(b), c)
+		if err != nil {
+			b.Fatalf("%s: %v", c, err)
+		}
+		b.Cleanup(func() { r.close() })
+		runs[i] = r
+	}
+	inputs := []struct {
+		kind  string
+		texts []string
+	}{{"chunks", benchChunks(8)}, {"sentences", benchSentences(8)}}
+	for _, in := range inputs {
+		for i, t := range in.texts {
+			in.texts[i] = normalizeText(t)
+		}
+		for _, r := range runs {
+			if _, err := r.embed(in.texts); err != nil { // compile the graph
+				b.Fatal(err)
+			}
+		}
+	}
+	spent := make(map[string]time.Duration)
+	round := 0
+	for b.Loop() {
+		for k := range runs {
+			i := (round + k) % len(runs)
+			for _, in := range inputs {
+				start := time.Now()
+				if _, err := runs[i].embed(in.texts); err != nil {
+					b.Fatal(err)
+				}
+				spent[configs[i]+" "+in.kind] += time.Since(start)
+			}
+		}
+		round++
+	}
+	for _, c := range configs {
+		for _, in := range inputs {
+			b.ReportMetric(float64(round*len(in.texts))/spent[c+" "+in.kind].Seconds(), strings.ReplaceAll(c, ":", "-")+"-"+in.kind+"/s")
+		}
+	}
+}

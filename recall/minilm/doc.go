@@ -26,11 +26,17 @@
 // from its shared library (internal/onnxrt calls its C API through purego,
 // so the binary needs no cgo). FindRuntime looks for the library, first
 // found wins: Options.ORTLib, $TMEM_ORT_LIB, the onnxruntime folder inside
-// the model folder, the usual system library folders. The "go" backend is
-// hugot's FeatureExtraction pipeline on its pure-Go backend: nothing to
-// install, several times slower. "auto", the default, takes ONNX Runtime
-// when the library is found and loads, else pure Go, and Fallback says why.
-// Both give the same vectors within 1e-4 and the same Identity.
+// the model folder, the usual system library folders. The "go" backend runs
+// the same ONNX graph with gomlx's pure-Go backend (through onnx-gomlx, as
+// hugot does): nothing to install, many times slower; building with
+// GOEXPERIMENT=simd gives gomlx its AVX-512 kernels. Both backends share the
+// tokenizer and the pooling. "auto", the default, takes ONNX Runtime when
+// the library is found and loads, else pure Go, and Fallback says why. Both
+// give the same vectors within 1e-4 and the same Identity. An int8 model
+// (see Manifest.Variant) runs on ONNX Runtime only.
+//
+// PullRuntime installs the ONNX Runtime library from its pinned release
+// archive into the model folder, where FindRuntime looks.
 //
 // ONNX Runtime optimises the graph each time it creates a session; the
 // result is cached in the model folder (.tmem-ort-cache), keyed by the
@@ -39,7 +45,7 @@
 // runtime refuses) is removed and rebuilt.
 //
 // An Embedder is safe for concurrent use. The Go backend runs one batch at a
-// time (gomlx spreads each matrix product over all cores); ORT runs one
+// time (gomlx spreads each op over all cores); ORT runs one
 // single-threaded session call per core. Texts are sorted by length before
 // batching so a batch carries little padding.
 //

@@ -73,6 +73,7 @@ type Embedder struct {
 	identity string
 	batch    int
 	workers  int
+	model    string
 	run      runner
 	runtime  string
 	fallback string
@@ -85,11 +86,16 @@ type modelConfig struct {
 	HiddenSize int `json:"hidden_size"`
 }
 
-// requiredFiles must exist in a model folder for Open.
-var requiredFiles = []string{"model.onnx", "tokenizer.json", "config.json"}
-
-// identityFiles are hashed into Identity.
-var identityFiles = []string{"model.onnx", "tokenizer.json", "config.json"}
+// modelFiles are the files Open needs in a model folder, all hashed into
+// Identity: the model file of the folder's variant (see activeModel) and the
+// tokenizer and config files.
+func modelFiles(dir string) ([]string, error) {
+	model, err := activeModel(dir)
+	if err != nil {
+		return nil, err
+	}
+	return []string{model, "tokenizer.json", "config.json"}, nil
+}
 
 // Open loads the model in o.ModelDir. It returns an error wrapping ErrNoModel
 // when the folder or one of its files is missing.
@@ -109,10 +115,16 @@ func Open(o Options) (*Embedder, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	e := &Embedder{dim: cfg.HiddenSize, identity: id, batch: o.BatchSize, workers: o.Workers}
+	model, err := activeModel(o.ModelDir)
+	if err != nil {
+		return nil, err
+	}
+	e := &Embedder{dim: cfg.HiddenSize, identity: id, batch: o.BatchSize, workers: o.Workers, model: model}
 	switch o.Backend {
 	case "", BackendAuto:
-		if err := e.openORT(o, getenv); err != nil {
+		if err = e.openORT(o, getenv); err != nil && model != fp32Model {
+			err = fmt.Errorf("%s needs ONNX Runtime: %w; 'tmem model pull --variant int8' installs it, 'tmem model pull' goes back to the fp32 model", model, err)
+		} else if err != nil {
 			e.fallback = err.Error()
 			err = e.openGo(o)
 		}
@@ -129,18 +141,23 @@ func Open(o Options) (*Embedder, error) {
 	return e, nil
 }
 
-// openGo sets e up to run on hugot's pure-Go backend.
+// openGo sets e up to run on gomlx's pure-Go backend.
 func (e *Embedder) openGo(o Options) error {
 	e.backend = BackendGo
+	if e.model != fp32Model {
+		return fmt.Errorf("%s is an int8 model, which only ONNX Runtime runs; 'tmem model pull' installs the fp32 model", e.model)
+	}
 	if e.batch <= 0 {
 		e.batch = 8
 	}
+	// gomlx compiles a graph per batch shape; bound how many there can be.
+	e.batch = min(e.batch, goMaxBatch)
 	if e.workers <= 0 {
 		// gomlx spreads one batch over all cores; a second batch in
 		// flight only adds contention.
 		e.workers = 1
 	}
-	run, err := newGoRunner(o.ModelDir)
+	run, err := newGoRunner(o.ModelDir, goBackendConfig)
 	e.run = run
 	return err
 }
@@ -168,7 +185,7 @@ func (e *Embedder) openORT(o Options, getenv func(string) string) error {
 	if threads <= 0 {
 		threads = max(1, runtime.GOMAXPROCS(0)/workers)
 	}
-	run, err := newORTRunner(o.ModelDir, rt, threads)
+	run, err := newORTRunner(o.ModelDir, e.model, rt, threads)
 	if err != nil {
 		return fmt.Errorf("%s: %w", rt, err)
 	}
@@ -180,7 +197,11 @@ func checkModelDir(dir string) error {
 	if dir == "" {
 		return fmt.Errorf("%w: no model folder given; run 'tmem model pull'", ErrNoModel)
 	}
-	for _, name := range requiredFiles {
+	names, err := modelFiles(dir)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
 		_, err := os.Stat(filepath.Join(dir, name))
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%w: %s not found in %s; run 'tmem model pull'", ErrNoModel, name, dir)
@@ -211,11 +232,15 @@ func readConfig(dir string) (modelConfig, error) {
 func identity(dir string) (string, error) {
 	h := sha256.New()
 	io.WriteString(h, PipelineVersion+"\n")
-	sums, err := cachedSums(dir, identityFiles)
+	names, err := modelFiles(dir)
+	if err != nil {
+		return "", err
+	}
+	sums, err := cachedSums(dir, names)
 	if err != nil {
 		return "", fmt.Errorf("model identity: %w", err)
 	}
-	for _, name := range identityFiles {
+	for _, name := range names {
 		fmt.Fprintf(h, "%s %s\n", sums[name], name)
 	}
 	return "all-MiniLM-L6-v2@" + hex.EncodeToString(h.Sum(nil))[:16], nil

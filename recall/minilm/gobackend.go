@@ -3,70 +3,114 @@ package minilm
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/backends/simplego"
-	"github.com/knights-analytics/hugot"
-	"github.com/knights-analytics/hugot/pipelines"
+	_ "github.com/gomlx/gomlx/backends/simplego" // registers the pure-Go backend
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/onnx-gomlx/onnx"
+	"github.com/gomlx/onnx-gomlx/onnx/parser"
+	"github.com/sugarme/tokenizer"
 )
 
-// goRunner runs the model with hugot's FeatureExtraction pipeline on its
-// pure-Go backend (mean pooling over the attention mask, L2 normalisation).
+// goSeqPad rounds each batch's length up to a multiple of this, so that
+// gomlx compiles one graph per (batch size, padded length) and their number
+// stays bounded: lengths up to MaxTokens, batch sizes up to goMaxBatch.
+const goSeqPad = 16
+
+// goMaxBatch bounds the batch sizes the Go backend compiles graphs for.
+const goMaxBatch = 32
+
+// goRunner runs the model's ONNX graph with gomlx's pure-Go backend (through
+// onnx-gomlx), with the same tokenizer and pooling as the ONNX Runtime
+// backend.
 type goRunner struct {
-	session  *hugot.Session
-	pipeline *pipelines.FeatureExtractionPipeline
-	// mu serialises runs: hugot's pipeline writes shared model state on each
-	// call, and gomlx already spreads one run over all cores.
+	tkMu    sync.Mutex
+	tk      *tokenizer.Tokenizer
+	dim     int
+	model   onnx.Model
+	backend backends.Backend
+	ctx     *mlctx.Context
+	exec    *mlctx.Exec
+	// mu serialises runs: gomlx already spreads one run over all cores.
 	mu sync.Mutex
 }
 
-// sequentialOps makes gomlx's pure-Go backend run a graph's ops one after
-// another (each op still uses all cores). Its parallel op scheduler has a data
-// race (go test -race shows it on every run) that could hand a buffer to two
-// ops at once. hugot creates the backend by name, so the only place to set
-// this is the backend registry; tmem is the only gomlx user in the process.
-var sequentialOps = sync.OnceFunc(func() {
-	backends.Register(simplego.BackendName, func(config string) (backends.Backend, error) {
-		if config == "" {
-			config = "ops_sequential"
-		} else {
-			config = "ops_sequential," + config
-		}
-		return simplego.New(config)
-	})
-})
+// goBackendConfig is gomlx's backend and its options.
+const goBackendConfig = "go"
 
-func newGoRunner(dir string) (r *goRunner, err error) {
-	sequentialOps()
-	// hugot's loaders can panic on malformed files; report that as an error.
+// newGoRunner loads the model in dir on the gomlx backend named by config
+// (goBackendConfig unless a benchmark compares options).
+func newGoRunner(dir, config string) (r *goRunner, err error) {
+	// The ONNX importer can panic on malformed files; report that as an error.
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("load model: %v", p)
 		}
 	}()
-	s, err := hugot.NewGoSession()
+	cfg, err := readConfig(dir)
 	if err != nil {
-		return nil, fmt.Errorf("new session: %w", err)
+		return nil, err
 	}
-	p, err := hugot.NewPipeline(s, hugot.FeatureExtractionConfig{
-		ModelPath:    dir,
-		OnnxFilename: "model.onnx",
-		Name:         "minilm",
-		Options:      []hugot.FeatureExtractionOption{pipelines.WithNormalization()},
+	tk, err := loadTokenizer(dir)
+	if err != nil {
+		return nil, err
+	}
+	m, err := parser.ParseFile(modelPath(dir))
+	if err != nil {
+		return nil, fmt.Errorf("load model: %w", err)
+	}
+	r = &goRunner{tk: tk, dim: cfg.HiddenSize, model: m}
+	if err := r.build(config); err != nil {
+		return nil, errors.Join(fmt.Errorf("load model: %w", err), r.close())
+	}
+	return r, nil
+}
+
+// build loads the weights and sets up the executor that compiles the graph
+// for each input shape.
+func (r *goRunner) build(config string) error {
+	names, _ := r.model.Inputs()
+	for _, name := range names {
+		if !slices.Contains(ortInputs, name) {
+			return fmt.Errorf("the model takes input %q; a BERT export takes %v", name, ortInputs)
+		}
+	}
+	r.ctx = mlctx.New().Reuse()
+	if err := r.model.VariablesToContext(r.ctx); err != nil {
+		return err
+	}
+	b, err := backends.NewWithConfig(config)
+	if err != nil {
+		return err
+	}
+	r.backend = b
+	exec, err := mlctx.NewExec(b, r.ctx, func(ctx *mlctx.Context, ids, mask, types *graph.Node) *graph.Node {
+		all := map[string]*graph.Node{"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+		in := make(map[string]*graph.Node, len(names))
+		for _, name := range names {
+			in[name] = all[name]
+		}
+		return r.model.CallGraph(ctx, ids.Graph(), in, "last_hidden_state")[0]
 	})
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("load model: %w", err), s.Destroy())
+		return err
 	}
-	if p.Model.Tokenizer == nil || p.Model.Tokenizer.GoTokenizer == nil {
-		return nil, errors.Join(errors.New("load model: no Go tokenizer"), s.Destroy())
-	}
-	configureTokenizer(p.Model.Tokenizer.GoTokenizer.Tokenizer)
-	p.Model.Tokenizer.MaxAllowedTokens = MaxTokens
-	return &goRunner{session: s, pipeline: p}, nil
+	r.exec = exec.SetMaxCache(goMaxBatch * (MaxTokens/goSeqPad + 1))
+	return nil
 }
 
 func (r *goRunner) embed(texts []string) (vecs [][]float32, err error) {
+	if len(texts) > goMaxBatch {
+		return nil, fmt.Errorf("run model: batch of %d texts, at most %d", len(texts), goMaxBatch)
+	}
+	b, err := encodeBatch(&r.tkMu, r.tk, texts, goSeqPad)
+	if err != nil {
+		return nil, err
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("run model: %v", p)
@@ -74,13 +118,43 @@ func (r *goRunner) embed(texts []string) (vecs [][]float32, err error) {
 	}()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out, err := r.pipeline.RunPipeline(texts)
+	out, err := r.exec.Exec(
+		tensors.FromFlatDataAndDimensions(b.ids, b.n, b.seq),
+		tensors.FromFlatDataAndDimensions(b.mask, b.n, b.seq),
+		tensors.FromFlatDataAndDimensions(b.types, b.n, b.seq))
 	if err != nil {
 		return nil, fmt.Errorf("run model: %w", err)
 	}
-	return out.Embeddings, nil
+	defer func() {
+		for _, t := range out {
+			err = errors.Join(err, t.FinalizeAll())
+		}
+	}()
+	if len(out) != 1 {
+		return nil, fmt.Errorf("run model: %d outputs, want 1", len(out))
+	}
+	if err := tensors.ConstFlatData(out[0], func(hidden []float32) {
+		if len(hidden) == b.n*b.seq*r.dim {
+			vecs = b.pool(hidden, r.dim)
+		}
+	}); err != nil {
+		return nil, fmt.Errorf("run model: %w", err)
+	}
+	if vecs == nil {
+		return nil, fmt.Errorf("run model: output shape %v, want [%d %d %d]", out[0].Shape(), b.n, b.seq, r.dim)
+	}
+	return vecs, nil
 }
 
 func (r *goRunner) close() error {
-	return r.session.Destroy()
+	if r.exec != nil {
+		r.exec.Finalize()
+	}
+	if r.ctx != nil {
+		r.ctx.Finalize()
+	}
+	if r.backend != nil {
+		r.backend.Finalize()
+	}
+	return r.model.Close()
 }

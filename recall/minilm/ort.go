@@ -25,7 +25,7 @@ type ortRunner struct {
 	cached bool
 }
 
-func newORTRunner(dir string, rt *onnxrt.Runtime, threads int) (runner, error) {
+func newORTRunner(dir, model string, rt *onnxrt.Runtime, threads int) (runner, error) {
 	cfg, err := readConfig(dir)
 	if err != nil {
 		return nil, err
@@ -34,7 +34,7 @@ func newORTRunner(dir string, rt *onnxrt.Runtime, threads int) (runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, cached, err := openCachedSession(dir, rt, threads)
+	s, cached, err := openCachedSession(dir, model, rt, threads)
 	if err != nil {
 		return nil, err
 	}
@@ -42,39 +42,17 @@ func newORTRunner(dir string, rt *onnxrt.Runtime, threads int) (runner, error) {
 }
 
 func (r *ortRunner) embed(texts []string) ([][]float32, error) {
-	encs := make([]encoding, len(texts))
-	seq := 0
-	r.tkMu.Lock()
-	for i, t := range texts {
-		e, err := encode(r.tk, t)
-		if err != nil {
-			r.tkMu.Unlock()
-			return nil, err
-		}
-		encs[i] = e
-		seq = max(seq, len(e.ids))
+	b, err := encodeBatch(&r.tkMu, r.tk, texts, 1)
+	if err != nil {
+		return nil, err
 	}
-	r.tkMu.Unlock()
-	n := len(texts)
-	ids := make([]int64, n*seq)
-	mask := make([]int64, n*seq)
-	types := make([]int64, n*seq)
-	for i, e := range encs {
-		copy(ids[i*seq:], e.ids)
-		copy(mask[i*seq:], e.mask)
-		copy(types[i*seq:], e.typeIDs)
-	}
-	hidden := make([]float32, n*seq*r.dim)
-	shape := []int64{int64(n), int64(seq)}
-	outShape := []int64{int64(n), int64(seq), int64(r.dim)}
-	if err := r.session.Run(shape, [][]int64{ids, mask, types}, outShape, hidden); err != nil {
+	hidden := make([]float32, b.n*b.seq*r.dim)
+	shape := []int64{int64(b.n), int64(b.seq)}
+	outShape := []int64{int64(b.n), int64(b.seq), int64(r.dim)}
+	if err := r.session.Run(shape, [][]int64{b.ids, b.mask, b.types}, outShape, hidden); err != nil {
 		return nil, fmt.Errorf("run model: %w", err)
 	}
-	vecs := make([][]float32, n)
-	for i, e := range encs {
-		vecs[i] = meanPool(hidden[i*seq*r.dim:(i+1)*seq*r.dim], e.mask, r.dim)
-	}
-	return vecs, nil
+	return b.pool(hidden, r.dim), nil
 }
 
 func (r *ortRunner) close() error {
@@ -84,7 +62,7 @@ func (r *ortRunner) close() error {
 // loadORT loads the runtime library, or says why it cannot.
 func loadORT(lib string) (*onnxrt.Runtime, error) {
 	if lib == "" {
-		return nil, errors.New("no ONNX Runtime library found")
+		return nil, errors.New("no ONNX Runtime library found ($TMEM_ORT_LIB unset, none in the model folder's " + RuntimeDirName + " folder or the system library folders)")
 	}
 	rt, err := onnxrt.Load(lib)
 	if err != nil {
@@ -93,5 +71,5 @@ func loadORT(lib string) (*onnxrt.Runtime, error) {
 	return rt, nil
 }
 
-// modelPath is the model file in a model folder.
-func modelPath(dir string) string { return filepath.Join(dir, "model.onnx") }
+// modelPath is the fp32 model file in a model folder.
+func modelPath(dir string) string { return filepath.Join(dir, fp32Model) }

@@ -34,19 +34,19 @@ func ortCacheKey(modelSum, runtimeVersion string) string {
 	return hex.EncodeToString(h[:])[:16]
 }
 
-// openCachedSession creates the ONNX Runtime session for the model in dir,
-// from the cached optimised graph when a valid one exists, else from
-// model.onnx, saving the optimised graph for the next process. An entry is
+// openCachedSession creates the ONNX Runtime session for the model file in
+// dir, from the cached optimised graph when a valid one exists, else from
+// the model file, saving the optimised graph for the next process. An entry is
 // named <key>-<first 16 hex of its own sha256>.onnx: one whose content no
 // longer matches its name, or that the runtime refuses, is removed and
 // rebuilt. A folder that cannot be written only costs the saving. cached
 // reports whether the session came from the cache.
-func openCachedSession(dir string, rt *onnxrt.Runtime, threads int) (s *onnxrt.Session, cached bool, err error) {
-	sums, err := cachedSums(dir, []string{"model.onnx"})
+func openCachedSession(dir, model string, rt *onnxrt.Runtime, threads int) (s *onnxrt.Session, cached bool, err error) {
+	sums, err := cachedSums(dir, []string{model})
 	if err != nil {
 		return nil, false, fmt.Errorf("model identity: %w", err)
 	}
-	key := ortCacheKey(sums["model.onnx"], rt.Version())
+	key := ortCacheKey(sums[model], rt.Version())
 	cdir := filepath.Join(dir, ortCacheDir)
 	opts := onnxrt.SessionOptions{IntraOpThreads: threads, Optimize: onnxrt.OptimizeNone}
 	if path, ok := findCacheEntry(cdir, key); ok {
@@ -56,7 +56,7 @@ func openCachedSession(dir string, rt *onnxrt.Runtime, threads int) (s *onnxrt.S
 		}
 		os.Remove(path)
 	}
-	s, err = buildCacheEntry(dir, cdir, key, rt, opts)
+	s, err = buildCacheEntry(filepath.Join(dir, model), cdir, key, rt, opts)
 	return s, false, err
 }
 
@@ -75,9 +75,9 @@ func findCacheEntry(cdir, key string) (string, bool) {
 	return "", false
 }
 
-// buildCacheEntry creates the session from model.onnx and publishes the
+// buildCacheEntry creates the session from the model file and publishes the
 // optimised graph the runtime wrote on the way.
-func buildCacheEntry(dir, cdir, key string, rt *onnxrt.Runtime, opts onnxrt.SessionOptions) (*onnxrt.Session, error) {
+func buildCacheEntry(model, cdir, key string, rt *onnxrt.Runtime, opts onnxrt.SessionOptions) (*onnxrt.Session, error) {
 	opts.Optimize = onnxrt.OptimizeExtended
 	if err := os.MkdirAll(cdir, 0o755); err == nil {
 		if f, err := os.CreateTemp(cdir, key+".tmp-*"); err == nil {
@@ -85,7 +85,7 @@ func buildCacheEntry(dir, cdir, key string, rt *onnxrt.Runtime, opts onnxrt.Sess
 			f.Close()
 		}
 	}
-	s, err := rt.NewSession(modelPath(dir), ortInputs, "last_hidden_state", opts)
+	s, err := rt.NewSession(model, ortInputs, "last_hidden_state", opts)
 	if opts.SaveOptimized == "" {
 		return s, err
 	}

@@ -22,7 +22,8 @@ type File struct {
 	Name string `json:"name"`
 	// Path is the file's path in the upstream repository.
 	Path string `json:"path"`
-	// Size is its length in bytes.
+	// Size is its length in bytes; 0 means the length is not pinned and
+	// the sha256 alone identifies the file.
 	Size int64 `json:"size"`
 	// SHA256 is its hex sha256.
 	SHA256 string `json:"sha256"`
@@ -35,6 +36,9 @@ type Manifest struct {
 	// Revision is the upstream commit the files are pinned to.
 	Revision string
 	Files    []File
+	// Int8 are the int8 exports of the model, best first; Variant puts one
+	// in place of model.onnx.
+	Int8 []Int8File
 }
 
 // Pinned is sentence-transformers/all-MiniLM-L6-v2 at a fixed commit, with
@@ -49,6 +53,10 @@ var Pinned = Manifest{
 		{"tokenizer_config.json", "tokenizer_config.json", 350, "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b"},
 		{"special_tokens_map.json", "special_tokens_map.json", 112, "303df45a03609e4ead04bc3dc1536d0ab19b5358db685b6f3da123d05ec200e3"},
 		{"model.onnx", "onnx/model.onnx", 90405214, "6fd5d72fe4589f189f8ebc006442dbb529bb7ce38f8082112682524616046452"},
+	},
+	Int8: []Int8File{
+		{"avx512_vnni", File{"model_qint8_avx512_vnni.onnx", "onnx/model_qint8_avx512_vnni.onnx", 23026053, "4278337fd0ff3c68bfb6291042cad8ab363e1d9fbc43dcb499fe91c871902474"}},
+		{"avx2", File{"model_quint8_avx2.onnx", "onnx/model_quint8_avx2.onnx", 23046789, "b941bf19f1f1283680f449fa6a7336bb5600bdcd5f84d10ddc5cd72218a0fd21"}},
 	},
 }
 
@@ -69,6 +77,10 @@ type PullOptions struct {
 	Progress io.Writer
 	// HTTPClient makes the requests; nil means http.DefaultClient.
 	HTTPClient *http.Client
+	// Variant is VariantFP32 (the default) or VariantInt8.
+	Variant string
+	// CPU picks the int8 export; nil means HostCPU().
+	CPU *CPUFeatures
 }
 
 // Errors a Pull may wrap, so callers can say what to do.
@@ -81,24 +93,26 @@ var (
 	ErrWrongFile = errors.New("not the pinned file")
 )
 
-// Pull downloads the pinned model files into o.Dir. Files already present
-// with the right sum are kept; a partial download (name.part) is resumed with
-// an HTTP Range request. Each file is checked against its pinned size and
-// sha256 before it takes its final name; a wrong file is deleted. When
-// nothing was downloaded, the folders Pull created are removed again.
+// Pull downloads the pinned model files of o.Variant into o.Dir and makes
+// that variant the one Open runs. Files already present with the right sum
+// are kept; a partial download (name.part) is resumed with an HTTP Range
+// request. Each file is checked against its pinned size and sha256 before it
+// takes its final name; a wrong file is deleted. When nothing was
+// downloaded, the folders Pull created are removed again.
 func Pull(ctx context.Context, o PullOptions) (err error) {
 	m := Pinned
 	if o.Manifest != nil {
 		m = *o.Manifest
 	}
+	m, err = m.Variant(o.Variant, hostOr(o.CPU))
+	if err != nil {
+		return fmt.Errorf("pull model: %w", err)
+	}
 	base := strings.TrimRight(o.BaseURL, "/")
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	client := o.HTTPClient
-	if client == nil {
-		client = http.DefaultClient
-	}
+	client := httpClient(o.HTTPClient)
 	progress := o.Progress
 	if progress == nil {
 		progress = io.Discard
@@ -124,7 +138,15 @@ func Pull(ctx context.Context, o PullOptions) (err error) {
 		}
 		fmt.Fprintf(progress, "%s: ok (%s, sha256 %s)\n", f.Name, humanBytes(f.Size), f.SHA256[:12])
 	}
-	return nil
+	return setActiveModel(o.Dir, m.modelFile())
+}
+
+// hostOr is *c, or the running CPU's features when c is nil.
+func hostOr(c *CPUFeatures) CPUFeatures {
+	if c == nil {
+		return HostCPU()
+	}
+	return *c
 }
 
 // mkdirAll creates dir and returns the topmost folder it had to create
@@ -154,6 +176,8 @@ func removeEmpty(dir, top string) {
 }
 
 // download fetches url into dest via dest.part, resuming what is there.
+// When f.Size is 0 the length is not pinned: the server's length is taken,
+// and the sha256 alone decides.
 func download(ctx context.Context, client *http.Client, url, dest string, f File, progress io.Writer) error {
 	part := dest + ".part"
 	h := sha256.New()
@@ -161,14 +185,18 @@ func download(ctx context.Context, client *http.Client, url, dest string, f File
 	if err != nil {
 		return err
 	}
-	if have > f.Size {
+	if f.Size > 0 && have > f.Size {
 		if err := os.Remove(part); err != nil {
 			return err
 		}
 		have, h = 0, sha256.New()
 	}
-	if have < f.Size {
-		have, h, err = fetch(ctx, client, url, part, have, h, f, progress)
+	size := f.Size
+	switch {
+	case f.Size == 0 && have > 0 && hex.EncodeToString(h.Sum(nil)) == f.SHA256:
+		size = have // an earlier run got all of it
+	case f.Size == 0 || have < f.Size:
+		have, h, size, err = fetch(ctx, client, url, part, have, h, f, progress)
 		if errors.Is(err, errRangeRefused) {
 			// The server's file ends at or before what the partial file
 			// holds, so that cannot be the start of the pinned file (or the
@@ -177,17 +205,20 @@ func download(ctx context.Context, client *http.Client, url, dest string, f File
 			if err := os.Remove(part); err != nil {
 				return err
 			}
-			have, h, err = fetch(ctx, client, url, part, 0, sha256.New(), f, progress)
+			have, h, size, err = fetch(ctx, client, url, part, 0, sha256.New(), f, progress)
 		}
 		if err != nil {
 			return err
 		}
+		if size < 0 {
+			size = have // unpinned and unannounced: the body ended cleanly
+		}
 	}
-	if have > f.Size {
-		return errors.Join(fmt.Errorf("%w: the server sent more than the pinned %d bytes; the download was deleted", ErrWrongFile, f.Size), os.Remove(part))
+	if have > size {
+		return errors.Join(fmt.Errorf("%w: the server sent more than the expected %d bytes; the download was deleted", ErrWrongFile, size), os.Remove(part))
 	}
-	if have != f.Size {
-		return fmt.Errorf("download incomplete: %d of %d bytes; run 'tmem model pull' again to resume", have, f.Size)
+	if have != size {
+		return fmt.Errorf("download incomplete: %s; run 'tmem model pull' again to resume", ofTotal(have, size))
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != f.SHA256 {
 		rmErr := os.Remove(part)
@@ -199,27 +230,21 @@ func download(ctx context.Context, client *http.Client, url, dest string, f File
 	return nil
 }
 
+// maxUnpinnedSize bounds a download whose length is not pinned.
+const maxUnpinnedSize = 1 << 30
+
 // errRangeRefused is a 416 answer to a resume: nothing lies past the offset.
 var errRangeRefused = errors.New("range not satisfiable")
 
 // fetch appends the bytes from offset have onwards to part. It returns the
-// new length and the hash of the whole part file. A server whose file has
-// another length than the pin is refused before anything is written, and
-// the partial file is deleted.
-func fetch(ctx context.Context, client *http.Client, url, part string, have int64, h hash.Hash, f File, progress io.Writer) (int64, hash.Hash, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+// new length, the hash of the whole part file and the length the file must
+// have (f.Size, else the server's, else -1). A server whose file has another
+// length than the pin is refused before anything is written, and the
+// partial file is deleted.
+func fetch(ctx context.Context, client *http.Client, url, part string, have int64, h hash.Hash, f File, progress io.Writer) (int64, hash.Hash, int64, error) {
+	resp, err := get(ctx, client, url, have)
 	if err != nil {
-		return have, h, err
-	}
-	if have > 0 {
-		req.Header.Set("Range", "bytes="+strconv.FormatInt(have, 10)+"-")
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return have, h, ctx.Err()
-		}
-		return have, h, fmt.Errorf("%w: %w", ErrDownload, err)
+		return have, h, -1, err
 	}
 	defer resp.Body.Close()
 	flags := os.O_WRONLY | os.O_CREATE
@@ -229,7 +254,7 @@ func fetch(ctx context.Context, client *http.Client, url, part string, have int6
 		var start int64
 		start, total = contentRange(resp.Header.Get("Content-Range"))
 		if start != have {
-			return have, h, errors.Join(fmt.Errorf("%w: GET %s: asked to resume at byte %d, the server sent byte %d on; the partial download was deleted", ErrDownload, url, have, start), os.Remove(part))
+			return have, h, -1, errors.Join(fmt.Errorf("%w: GET %s: asked to resume at byte %d, the server sent byte %d on; the partial download was deleted", ErrDownload, url, have, start), os.Remove(part))
 		}
 		flags |= os.O_APPEND
 		fmt.Fprintf(progress, "%s: resuming at %s\n", f.Name, humanBytes(have))
@@ -238,38 +263,73 @@ func fetch(ctx context.Context, client *http.Client, url, part string, have int6
 		flags |= os.O_TRUNC
 		have, h, total = 0, sha256.New(), resp.ContentLength
 	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && have > 0:
-		return have, h, errRangeRefused
+		return have, h, -1, errRangeRefused
 	default:
-		return have, h, fmt.Errorf("%w: GET %s: %s", ErrDownload, url, resp.Status)
+		return have, h, -1, fmt.Errorf("%w: GET %s: %s", ErrDownload, url, resp.Status)
 	}
-	if total >= 0 && total != f.Size {
+	want := f.Size
+	if want == 0 {
+		want = total
+	}
+	if total >= 0 && total != want {
 		rmErr := os.Remove(part)
 		if errors.Is(rmErr, fs.ErrNotExist) {
 			rmErr = nil
 		}
-		return have, h, errors.Join(fmt.Errorf("%w: the server's file is %d bytes, the pinned one %d; nothing was kept", ErrWrongFile, total, f.Size), rmErr)
+		return have, h, want, errors.Join(fmt.Errorf("%w: the server's file is %d bytes, the pinned one %d; nothing was kept", ErrWrongFile, total, f.Size), rmErr)
 	}
 	out, err := os.OpenFile(part, flags, 0o644)
 	if err != nil {
-		return have, h, err
+		return have, h, want, err
 	}
-	pw := &progressWriter{w: progress, name: f.Name, total: f.Size, done: have}
-	// Never read past the pinned size: a longer body is wrong anyway.
-	n, copyErr := io.Copy(io.MultiWriter(out, h, pw), io.LimitReader(resp.Body, f.Size-have+1))
+	limit := int64(maxUnpinnedSize)
+	if want >= 0 {
+		limit = want
+	}
+	pw := &progressWriter{w: progress, name: f.Name, total: want, done: have}
+	// Never read past the expected size: a longer body is wrong anyway.
+	n, copyErr := io.Copy(io.MultiWriter(out, h, pw), io.LimitReader(resp.Body, limit-have+1))
 	have += n
 	if err := out.Close(); err != nil && copyErr == nil {
 		copyErr = err
 	}
 	if copyErr != nil {
-		return have, h, fmt.Errorf("download interrupted at %d of %d bytes (run 'tmem model pull' again to resume): %w", have, f.Size, copyErr)
+		return have, h, want, fmt.Errorf("download interrupted at %s (run 'tmem model pull' again to resume): %w", ofTotal(have, want), copyErr)
 	}
 	// A body that ended cleanly where its end is marked (a length, the
 	// last chunk, an HTTP/2 stream end) held the server's whole file.
 	delimited := resp.ContentLength >= 0 || len(resp.TransferEncoding) > 0 || resp.ProtoMajor >= 2
-	if have < f.Size && delimited {
-		return have, h, errors.Join(fmt.Errorf("%w: the server's file ended at %d bytes, the pinned one has %d; nothing was kept", ErrWrongFile, have, f.Size), os.Remove(part))
+	if have < want && delimited {
+		return have, h, want, errors.Join(fmt.Errorf("%w: the server's file ended at %d bytes, the pinned one has %d; nothing was kept", ErrWrongFile, have, want), os.Remove(part))
 	}
-	return have, h, nil
+	return have, h, want, nil
+}
+
+// get sends a GET for url, asking for the bytes from offset have on.
+func get(ctx context.Context, client *http.Client, url string, have int64) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	if have > 0 {
+		req.Header.Set("Range", "bytes="+strconv.FormatInt(have, 10)+"-")
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%w: %w", ErrDownload, err)
+	}
+	return resp, nil
+}
+
+// ofTotal is "N of M bytes", or "N bytes" when M is unknown.
+func ofTotal(have, total int64) string {
+	if total < 0 {
+		return fmt.Sprintf("%d bytes", have)
+	}
+	return fmt.Sprintf("%d of %d bytes", have, total)
 }
 
 // contentRange reads "bytes START-END/TOTAL"; TOTAL is -1 when unknown
@@ -335,7 +395,7 @@ func verifyFile(path string, f File) error {
 	if err != nil {
 		return err
 	}
-	if st.Size() != f.Size {
+	if f.Size > 0 && st.Size() != f.Size {
 		return fmt.Errorf("%s: size %d, want %d (truncated or wrong file)", path, st.Size(), f.Size)
 	}
 	sum, _, err := fileSum(path)
@@ -348,16 +408,21 @@ func verifyFile(path string, f File) error {
 	return nil
 }
 
-// Install copies the pinned model files from a folder (for machines without
-// network access) into dir; see Manifest.Install.
-func Install(from, dir string) error {
-	return Pinned.Install(from, dir)
+// Install copies the pinned model files of a variant (VariantFP32 or
+// VariantInt8, picked for the running CPU) from a folder (for machines
+// without network access) into dir; see Manifest.Install.
+func Install(from, dir, variant string) error {
+	m, err := Pinned.Variant(variant, HostCPU())
+	if err != nil {
+		return fmt.Errorf("install model: %w", err)
+	}
+	return m.Install(from, dir)
 }
 
-// Install copies m's files from the folder from into dir. Each file is looked
-// up by its Name, then by its upstream Path (so a clone of the upstream
-// repository works). Every source is checked first; if any is missing or
-// wrong nothing is installed.
+// Install copies m's files from the folder from into dir and makes m's model
+// file the one Open runs. Each file is looked up by its Name, then by its
+// upstream Path (so a clone of the upstream repository works). Every source
+// is checked first; if any is missing or wrong nothing is installed.
 func (m Manifest) Install(from, dir string) error {
 	srcs := make([]string, len(m.Files))
 	var bad []error
@@ -383,7 +448,7 @@ func (m Manifest) Install(from, dir string) error {
 			return fmt.Errorf("install model %s: %w", f.Name, err)
 		}
 	}
-	return nil
+	return setActiveModel(dir, m.modelFile())
 }
 
 // copyVerified copies src to dest through a temporary file that is renamed
@@ -427,10 +492,12 @@ type FileStatus struct {
 
 // ModelInfo describes a model folder.
 type ModelInfo struct {
-	Dir      string       `json:"dir"`
-	Repo     string       `json:"repo"`
-	Revision string       `json:"revision"`
-	Files    []FileStatus `json:"files"`
+	Dir      string `json:"dir"`
+	Repo     string `json:"repo"`
+	Revision string `json:"revision"`
+	// Model is the model file Open runs: model.onnx, or an int8 export.
+	Model string       `json:"model"`
+	Files []FileStatus `json:"files"`
 	// Complete means every pinned file is present and matches.
 	Complete bool `json:"complete"`
 	// Identity is what an Embedder on this folder reports; empty when the
@@ -443,9 +510,14 @@ func Info(dir string) (ModelInfo, error) {
 	return Pinned.Info(dir)
 }
 
-// Info checks the folder dir against m.
+// Info checks the folder dir against m, with the int8 export in place of
+// model.onnx when that is the folder's variant.
 func (m Manifest) Info(dir string) (ModelInfo, error) {
-	info := ModelInfo{Dir: dir, Repo: m.Repo, Revision: m.Revision, Complete: true}
+	m, err := m.forFolder(dir)
+	if err != nil {
+		return ModelInfo{}, fmt.Errorf("model info: %w", err)
+	}
+	info := ModelInfo{Dir: dir, Repo: m.Repo, Revision: m.Revision, Model: m.modelFile(), Complete: true}
 	for _, f := range m.Files {
 		st := FileStatus{File: f}
 		sum, n, err := fileSum(filepath.Join(dir, f.Name))

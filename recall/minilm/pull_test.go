@@ -42,18 +42,21 @@ func testFiles() map[string][]byte {
 
 // fakeHub serves files at /owner/model/resolve/abc123/PATH.
 type fakeHub struct {
+	prefix   string // URL path before the file's path
 	mu       sync.Mutex
 	body     map[string][]byte // by upstream path
 	truncate map[string]int    // serve only this many bytes, then cut the connection
 	ranges   []string          // Range headers seen
 	noRange  bool              // ignore Range headers
 	chunked  bool              // send no Content-Length
+	requests int
 }
 
 func (h *fakeHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	path := strings.TrimPrefix(r.URL.Path, "/owner/model/resolve/abc123/")
+	h.requests++
+	path := strings.TrimPrefix(r.URL.Path, h.prefix)
 	b, ok := h.body[path]
 	if !ok {
 		http.NotFound(w, r)
@@ -91,7 +94,7 @@ func (h *fakeHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func newHub(t *testing.T, files map[string][]byte) (*fakeHub, *httptest.Server) {
 	t.Helper()
-	h := &fakeHub{body: map[string][]byte{"config.json": files["config.json"], "onnx/model.onnx": files["model.onnx"]}, truncate: map[string]int{}}
+	h := &fakeHub{prefix: "/owner/model/resolve/abc123/", body: map[string][]byte{"config.json": files["config.json"], "onnx/model.onnx": files["model.onnx"]}, truncate: map[string]int{}}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return h, srv

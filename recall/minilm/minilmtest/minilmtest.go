@@ -113,3 +113,41 @@ func RequireORT(tb testing.TB) string {
 	tb.Skipf("needs the ONNX Runtime library: %s (eval \"$(.ci/setup-embed)\" installs onnxruntime-node@1.23.2 and sets it)", why)
 	return ""
 }
+
+// Quantize writes to out the model file model rewritten with dynamic int8
+// quantization by the generator: weights "int8" (signed, as upstream's
+// avx512_vnni export) or "uint8" (as its avx2 export).
+func Quantize(tb testing.TB, model, out, weights string) {
+	tb.Helper()
+	RequirePythonONNX(tb)
+	cmd := exec.Command(Python, GenModel(), "quantize", "--model", model, "--out", out, "--weights", weights)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("quantize %s: %v\n%s", model, err, b)
+	}
+}
+
+// FullModelInt8 returns a folder beside FullModel's holding its config and
+// tokenizer files and its model quantized with weights ("int8" or "uint8")
+// under the name file, generated once per cache.
+func FullModelInt8(tb testing.TB, weights, file string) string {
+	tb.Helper()
+	full := FullModel(tb)
+	dir := full + "-" + weights
+	if _, err := os.Stat(filepath.Join(dir, file)); err == nil {
+		return dir
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	for _, name := range []string{"config.json", "tokenizer.json", "vocab.txt", "tokenizer_config.json", "special_tokens_map.json"} {
+		b, err := os.ReadFile(filepath.Join(full, name))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, name), b, 0o644)
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+	Quantize(tb, filepath.Join(full, "model.onnx"), filepath.Join(dir, file), weights)
+	return dir
+}

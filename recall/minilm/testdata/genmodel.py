@@ -5,6 +5,12 @@ gen: writes a BERT-shaped ONNX model with seeded random weights (the same
 inputs and output as a standard sentence-transformers export) plus a
 config.json describing its shape, and copies the tokenizer files.
 
+quantize: rewrites a model the way dynamic int8 quantization does: every
+MatMul by a weight becomes DynamicQuantizeLinear on the activations,
+MatMulInteger against the weight quantized per tensor (signed int8,
+symmetric, as upstream's avx512_vnni export, or unsigned uint8 with a zero
+point, as its avx2 export), and a float rescale.
+
 ref: reads sentences as a JSON list on stdin and prints, as JSON, their
 token ids (from a WordPiece tokenizer written here over vocab.txt) and their
 sentence vectors (a numpy forward pass over the model's weights, mean pooling
@@ -181,6 +187,55 @@ def cmd_gen(a):
         f.write("\n")
 
 
+def quantize_weight(wf, signed):
+    """Per-tensor weight quantization: returns (q, scale, zero point)."""
+    if signed:
+        scale = max(float(np.abs(wf).max()) / 127.0, 1e-12)
+        q = np.clip(np.round(wf / scale), -127, 127).astype(np.int8)
+        return q, scale, np.array(0, dtype=np.int8)
+    lo, hi = min(float(wf.min()), 0.0), max(float(wf.max()), 0.0)
+    scale = max((hi - lo) / 255.0, 1e-12)
+    zp = int(np.clip(np.round(-lo / scale), 0, 255))
+    q = np.clip(np.round(wf / scale) + zp, 0, 255).astype(np.uint8)
+    return q, scale, np.array(zp, dtype=np.uint8)
+
+
+def cmd_quantize(a):
+    model = onnx.load(a.model)
+    g = model.graph
+    inits = {t.name: t for t in g.initializer}
+    quantized = set()
+    nodes = []
+    for n in g.node:
+        if n.op_type != "MatMul" or n.input[1] not in inits:
+            nodes.append(n)
+            continue
+        x, wname, out = n.input[0], n.input[1], n.output[0]
+        q, scale, zp = quantize_weight(numpy_helper.to_array(inits[wname]), a.weights == "int8")
+        quantized.add(wname)
+        g.initializer.extend([
+            numpy_helper.from_array(q, wname + ".q"),
+            numpy_helper.from_array(np.array(scale, dtype=np.float32), wname + ".scale"),
+            numpy_helper.from_array(zp, wname + ".zp"),
+        ])
+        nodes += [
+            helper.make_node("DynamicQuantizeLinear", [x], [out + ".xq", out + ".xs", out + ".xz"], name=out + "_dql"),
+            helper.make_node("MatMulInteger", [out + ".xq", wname + ".q", out + ".xz", wname + ".zp"], [out + ".i32"], name=out + "_mmi"),
+            helper.make_node("Cast", [out + ".i32"], [out + ".f"], to=TensorProto.FLOAT, name=out + "_cast"),
+            helper.make_node("Mul", [out + ".xs", wname + ".scale"], [out + ".s"], name=out + "_scale"),
+            helper.make_node("Mul", [out + ".f", out + ".s"], [out], name=out + "_rescale"),
+        ]
+    keep = [t for t in g.initializer if t.name not in quantized]
+    del g.initializer[:]
+    g.initializer.extend(keep)
+    del g.node[:]
+    g.node.extend(nodes)
+    onnx.checker.check_model(model)
+    tmp = a.out + ".tmp"
+    onnx.save(model, tmp)
+    os.replace(tmp, a.out)
+
+
 # ---- independent BERT uncased WordPiece ----
 
 def is_cjk(cp):
@@ -344,6 +399,10 @@ def main():
     g.add_argument("--intermediate", type=int, default=64)
     g.add_argument("--max-pos", type=int, default=512)
     g.add_argument("--seed", type=int, default=1)
+    q = sub.add_parser("quantize")
+    q.add_argument("--model", required=True, help="fp32 model.onnx")
+    q.add_argument("--out", required=True)
+    q.add_argument("--weights", choices=["int8", "uint8"], default="int8")
     r = sub.add_parser("ref")
     r.add_argument("--model", required=True)
     r.add_argument("--max-len", type=int, default=256)
@@ -351,6 +410,8 @@ def main():
     a = ap.parse_args()
     if a.cmd == "gen":
         cmd_gen(a)
+    elif a.cmd == "quantize":
+        cmd_quantize(a)
     else:
         cmd_ref(a)
 
