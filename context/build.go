@@ -117,8 +117,8 @@ type builder struct {
 	mates   []layout.Teammate // every teammate, for the roster
 	now     time.Time
 	tok     Tokenizer
-	prefix  string // shown before workspace-relative paths: ".teammates/"
-	files   []layout.File
+	prefix  string            // shown before workspace-relative paths: ".teammates/"
+	files   []layout.File     // the daily logs of the recent window
 	fixed   map[string]string // path → section name, for SOUL, GOALS and WISDOM
 	man     *Manifest
 	dailies []dayLog
@@ -162,7 +162,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 	if opts.Location != nil {
 		now = now.In(opts.Location)
 	}
-	files, err := ws.Files(mate.Name)
+	files, err := ws.RecentDailies(mate.Name, now, layout.RecentDays)
 	if err != nil {
 		return nil, fmt.Errorf("build context for %s: %w", mate.Name, err)
 	}

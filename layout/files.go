@@ -115,10 +115,34 @@ func (w *Workspace) Files(name string) ([]File, error) {
 	return out, nil
 }
 
+// RecentDailies returns the teammate's daily logs of the days days up to
+// now's, as Files would list them, by looking each name up instead of
+// listing the memory folder: a prompt needs only those, and years of
+// memory make the folder long. Days without a regular file are left out,
+// as Files leaves them.
+func (w *Workspace) RecentDailies(name string, now time.Time, days int) ([]File, error) {
+	if err := ValidateName(name); err != nil {
+		return nil, err
+	}
+	var out []File
+	today := Day(now)
+	for i := days - 1; i >= 0; i-- {
+		fn := today.AddDate(0, 0, -i).Format(DateLayout) + ".md"
+		f := Classify(name, "memory", fn)
+		st, err := w.Stat(f.Path)
+		if err != nil || !st.Mode().IsRegular() {
+			continue // none that day, or a link leading outside or not a file: doctor reports those
+		}
+		f.Size, f.ModTime = st.Size(), st.ModTime()
+		out = append(out, f)
+	}
+	return out, nil
+}
+
 // CrossTeam returns the workspace's CROSS-TEAM.md, if it exists.
 func (w *Workspace) CrossTeam() (File, bool) {
 	st, err := w.Stat("CROSS-TEAM.md")
-	if err != nil || !st.Mode().IsRegular() {
+	if err != nil {
 		return File{}, false
 	}
 	return File{Kind: KindCrossTeam, Path: "CROSS-TEAM.md", Size: st.Size(), ModTime: st.ModTime()}, true
