@@ -179,39 +179,29 @@ func (ix *Index) openForRead(s *scope) error {
 // snapshot of its own.
 func (ix *Index) readerFor(s *scope) (bindex.IndexReader, func(), error) {
 	if s.unlocked {
-		r, err := ix.openReader(s)
-		if err != nil {
-			return nil, nil, err
-		}
-		return r, func() { guard("close bleve", r.Close) }, nil
+		return ix.openReader(s)
 	}
 	fi, err := os.Stat(filepath.Join(s.dir, manifestFile))
 	if err != nil {
 		return nil, nil, fmt.Errorf("open bleve: %w", err)
 	}
-	return ix.readers.get(s.dir, stampOf(fi), func() (bindex.IndexReader, func(), error) {
-		r, err := ix.openReader(s)
-		if err != nil {
-			return nil, nil, err
-		}
-		return r, func() { guard("close bleve", r.Close) }, nil
-	})
+	return ix.readers.get(s.dir, stampOf(fi), func() (bindex.IndexReader, func(), error) { return ix.openReader(s) })
 }
 
 // openReader checks the bleve files (unless the sync has), opens the
-// index read-only and takes a snapshot of it. The index itself is closed
-// at once, releasing its lock on the index's files, so that a snapshot
-// kept between searches never holds up a sync; the snapshot keeps the
-// segment files it reads open.
-func (ix *Index) openReader(s *scope) (bindex.IndexReader, error) {
+// index read-only and takes a snapshot of it, returned with the function
+// that closes it. The index itself is closed at once, releasing its lock
+// on the index's files, so that a snapshot kept between searches never
+// holds up a sync; the snapshot keeps the segment files it reads open.
+func (ix *Index) openReader(s *scope) (bindex.IndexReader, func(), error) {
 	if !s.checked {
 		if _, err := ix.checkStore(s); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	bl, err := openBleve(filepath.Join(s.dir, bleveDir), true)
 	if err != nil {
-		return nil, fmt.Errorf("open bleve: %w", err)
+		return nil, nil, fmt.Errorf("open bleve: %w", err)
 	}
 	var r bindex.IndexReader
 	err = guard("open bleve", func() error {
@@ -221,14 +211,15 @@ func (ix *Index) openReader(s *scope) (bindex.IndexReader, error) {
 		}
 		return err
 	})
+	done := func() { guard("close bleve", r.Close) }
 	if cerr := guard("close bleve", bl.Close); err == nil && cerr != nil {
-		guard("close bleve", r.Close)
+		done()
 		err = cerr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open bleve: %w", err)
+		return nil, nil, fmt.Errorf("open bleve: %w", err)
 	}
-	return r, nil
+	return r, done, nil
 }
 
 // queryVector embeds the query for a search that uses vectors; nil means
