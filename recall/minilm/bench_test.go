@@ -59,16 +59,21 @@ func benchOpen(b *testing.B, o Options) *Embedder {
 func benchLoad(b *testing.B, o Options) {
 	o.ModelDir = standIn(b, o)
 	for b.Loop() {
-		e, err := Open(o)
-		if err != nil {
-			b.Fatal(err)
-		}
-		// The first call compiles the graph on the Go backend; count it as loading.
-		if _, err := e.Embed(context.Background(), []string{"warm up"}); err != nil {
-			b.Fatal(err)
-		}
-		e.Close()
+		loadOnce(b, o)
 	}
+}
+
+// loadOnce opens the model and embeds one text: the first call compiles
+// the graph on the Go backend, so it counts as loading.
+func loadOnce(b *testing.B, o Options) {
+	e, err := Open(o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := e.Embed(context.Background(), []string{"warm up"}); err != nil {
+		b.Fatal(err)
+	}
+	e.Close()
 }
 
 func benchQuery(b *testing.B, o Options) {
@@ -222,14 +227,7 @@ func BenchmarkORTLoadUncached(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		e, err := Open(o)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := e.Embed(context.Background(), []string{"warm up"}); err != nil {
-			b.Fatal(err)
-		}
-		e.Close()
+		loadOnce(b, o)
 	}
 }
 
