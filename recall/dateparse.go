@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmemhq/tmem/internal/lazyregexp"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -29,7 +30,7 @@ type dateReader struct {
 // range, not also "7, 2023".
 type dateRule struct {
 	need  anchor
-	re    *regexp.Regexp
+	re    func() *regexp.Regexp // compiled on first use: a query names few dates
 	apply func(r *dateReader, m []string) bool
 }
 
@@ -188,7 +189,7 @@ func (r *dateReader) readWindow(b []byte, has anchor) {
 		if rule.need&has != rule.need {
 			continue
 		}
-		for _, ix := range rule.re.FindAllSubmatchIndex(b, -1) {
+		for _, ix := range rule.re().FindAllSubmatchIndex(b, -1) {
 			m := make([]string, len(ix)/2)
 			for i := range m {
 				if ix[2*i] >= 0 {
@@ -217,8 +218,9 @@ const (
 	countNum = `(\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+couple\s+of|couple\s+of)`
 )
 
-// re compiles a pattern; the text it runs on is lower-cased first.
-func re(p string) *regexp.Regexp { return regexp.MustCompile(p) }
+// re compiles a pattern on its first use; the text it runs on is
+// lower-cased first.
+func re(p string) func() *regexp.Regexp { return lazyregexp.New(p) }
 
 // dateRules are tried in this order: ranges before the days they are made
 // of, a week or part of a month before its month, relative phrases before
