@@ -25,7 +25,7 @@ type ortRunner struct {
 	cached bool
 }
 
-func newORTRunner(dir, model string, rt *onnxrt.Runtime, threads int) (runner, error) {
+func newORTRunner(dir, model string, rt *onnxrt.Runtime, opts onnxrt.SessionOptions) (runner, error) {
 	cfg, err := readConfig(dir)
 	if err != nil {
 		return nil, err
@@ -34,7 +34,7 @@ func newORTRunner(dir, model string, rt *onnxrt.Runtime, threads int) (runner, e
 	if err != nil {
 		return nil, err
 	}
-	s, cached, err := openCachedSession(dir, model, rt, threads)
+	s, cached, err := openCachedSession(dir, model, rt, opts)
 	if err != nil {
 		return nil, err
 	}

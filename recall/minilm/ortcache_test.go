@@ -2,11 +2,11 @@ package minilm
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,12 +15,18 @@ import (
 
 var cacheTexts = []string{"The cat sits on the mat", "naïve café", "混合 text with 中文"}
 
-// embedORT opens dir on the ORT backend, embeds cacheTexts and reports
-// whether the session came from the optimised-graph cache.
+// embedORT opens dir on the ORT backend for bulk work, embeds cacheTexts
+// and reports whether the session came from the optimised-graph cache.
 func embedORT(t *testing.T, dir string) ([][]float32, bool) {
 	t.Helper()
+	return embedORTFor(t, dir, WorkloadBulk)
+}
+
+// embedORTFor is embedORT for the given workload.
+func embedORTFor(t *testing.T, dir string, w Workload) ([][]float32, bool) {
+	t.Helper()
 	e, err := Open(Options{ModelDir: dir, Backend: BackendORT, ORTLib: minilmtest.RequireORT(t),
-		Getenv: func(string) string { return "" }})
+		Workload: w, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,29 +38,24 @@ func embedORT(t *testing.T, dir string) ([][]float32, bool) {
 	return vecs, e.run.(*ortRunner).cached
 }
 
-// cacheEntries lists the optimised graphs in dir's cache.
-func cacheEntries(t *testing.T, dir string) []string {
+// cacheNames lists what dir's cache folder holds.
+func cacheNames(t *testing.T, dir string) []string {
 	t.Helper()
-	m, err := filepath.Glob(filepath.Join(dir, ortCacheDir, "*.onnx"))
+	entries, err := os.ReadDir(filepath.Join(dir, ortCacheDir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }
 
-// checkOneValidEntry fails unless the cache holds exactly one entry, keyed
-// for the model now in dir and named by its own content.
-func checkOneValidEntry(t *testing.T, dir string) string {
+// wantKey is the cache key for the model now in dir and the test runtime.
+func wantKey(t *testing.T, dir string) string {
 	t.Helper()
-	entries := cacheEntries(t, dir)
-	if len(entries) != 1 {
-		t.Fatalf("cache entries %v, want exactly one", entries)
-	}
 	modelSum, _, err := fileSum(modelPath(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, _, err := fileSum(entries[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,11 +63,40 @@ func checkOneValidEntry(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ortCacheKey(modelSum, rt.Version()) + "-" + sum[:16] + ".onnx"
-	if got := filepath.Base(entries[0]); got != want {
-		t.Fatalf("cache entry %s, want %s", got, want)
+	return ortCacheKey(modelSum, rt.Version())
+}
+
+// checkOneValidEntry fails unless the cache holds exactly one entry, keyed
+// for the model now in dir, whose manifest records its files' true sizes and
+// sums, with the weights outside the graph; it returns the entry's folder.
+func checkOneValidEntry(t *testing.T, dir string) string {
+	t.Helper()
+	key := wantKey(t, dir)
+	if names := cacheNames(t, dir); !slices.Equal(names, []string{key}) {
+		t.Fatalf("cache holds %v, want only the entry %s", names, key)
 	}
-	return entries[0]
+	entry := filepath.Join(dir, ortCacheDir, key)
+	m, err := readManifest(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range entryData {
+		sum, size, err := fileSum(filepath.Join(entry, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec := m.Files[name]; rec.SHA256 != sum || rec.Size != size {
+			t.Errorf("%s: manifest says %d bytes sha256 %s, the file has %d bytes sha256 %s", name, rec.Size, rec.SHA256, size, sum)
+		}
+	}
+	model, err := os.Stat(modelPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := m.Files[entryGraph].Size, m.Files[entryWeights].Size; g > model.Size()/10 || w < model.Size()/2 {
+		t.Errorf("graph %d bytes, weights %d bytes, model %d bytes: the weights are not kept apart", g, w, model.Size())
+	}
+	return entry
 }
 
 func checkSameVectors(t *testing.T, got, want [][]float32, tol float64) {
@@ -78,6 +108,20 @@ func checkSameVectors(t *testing.T, got, want [][]float32, tol float64) {
 	}
 }
 
+// stamps returns the stat stamps of the entry's files.
+func stamps(t *testing.T, entry string) map[string]stamp {
+	t.Helper()
+	out := map[string]stamp{}
+	for _, name := range append([]string{entryManifest}, entryData...) {
+		fi, err := os.Stat(filepath.Join(entry, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = stampOf(fi)
+	}
+	return out
+}
+
 func TestORTCacheReused(t *testing.T) {
 	dir := tinyModel(t)
 	first, cached := embedORT(t, dir)
@@ -85,21 +129,14 @@ func TestORTCacheReused(t *testing.T) {
 		t.Fatal("first open claims a cache that did not exist")
 	}
 	entry := checkOneValidEntry(t, dir)
-	before, err := os.Stat(entry)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := stamps(t, entry)
 	second, cached := embedORT(t, dir)
 	if !cached {
 		t.Error("second open did not use the cache")
 	}
 	checkSameVectors(t, second, first, 1e-6)
-	after, err := os.Stat(entry)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
-		t.Error("the cache entry was rewritten on a cache hit")
+	if after := stamps(t, entry); !maps.Equal(after, before) {
+		t.Errorf("the cache entry was rewritten on a cache hit: %v, was %v", after, before)
 	}
 }
 
@@ -156,97 +193,192 @@ func TestORTCacheKey(t *testing.T) {
 	}
 }
 
-// TestORTCacheOtherRuntime plants, under the key another runtime version
-// would use, a valid graph of another model: it must not be loaded, and it is
-// removed once this runtime's entry is written.
-func TestORTCacheOtherRuntime(t *testing.T) {
-	dir := tinyModel(t)
-	want, _ := embedORT(t, copyDir(t, dir))
+// plantEntry copies the cache entry of another model's folder into dir's
+// cache under name.
+func plantEntry(t *testing.T, dir, name string) string {
+	t.Helper()
 	other := copyDir(t, genTiny(t, "3"))
 	embedORT(t, other)
 	foreign := checkOneValidEntry(t, other)
-	modelSum, _, err := fileSum(modelPath(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, _, err := fileSum(foreign)
-	if err != nil {
-		t.Fatal(err)
-	}
-	planted := filepath.Join(dir, ortCacheDir, ortCacheKey(modelSum, "0.0.1")+"-"+sum[:16]+".onnx")
+	planted := filepath.Join(dir, ortCacheDir, name)
 	if err := os.MkdirAll(filepath.Dir(planted), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(foreign)
-	if err != nil {
+	if err := os.CopyFS(planted, os.DirFS(foreign)); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, planted, string(b))
-	got, cached := embedORT(t, dir)
-	if cached {
-		t.Error("loaded an entry keyed for another runtime version")
-	}
-	checkSameVectors(t, got, want, 1e-6)
-	if entry := checkOneValidEntry(t, dir); entry == planted {
-		t.Error("the other runtime's entry is still there")
-	}
+	return planted
 }
 
-func TestORTCacheCorrupt(t *testing.T) {
+// TestORTCacheStaleEntries plants valid entries of another model where
+// other runtime versions, and the format before this one, kept theirs: none
+// may be loaded, and all are gone once this runtime's entry is written.
+func TestORTCacheStaleEntries(t *testing.T) {
 	tests := []struct {
-		name   string
-		damage func(t *testing.T, entry string)
-		// hit: the damage leaves the entry usable (only the sums file hurt).
-		hit bool
+		name  string
+		plant func(t *testing.T, dir, modelSum string) string
 	}{
-		{"truncated", func(t *testing.T, entry string) {
-			fi, err := os.Stat(entry)
+		{"other runtime version", func(t *testing.T, dir, modelSum string) string {
+			return plantEntry(t, dir, ortCacheKey(modelSum, "0.0.1"))
+		}},
+		{"previous format, a bare graph file", func(t *testing.T, dir, modelSum string) string {
+			planted := filepath.Join(dir, ortCacheDir, "0123456789abcdef-0123456789abcdef.onnx")
+			if err := os.MkdirAll(filepath.Dir(planted), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(modelPath(genTiny(t, "3")))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.Truncate(entry, fi.Size()/2); err != nil {
-				t.Fatal(err)
-			}
-		}, false},
-		{"empty", func(t *testing.T, entry string) { writeFile(t, entry, "") }, false},
-		{"zero-filled start", func(t *testing.T, entry string) { overwrite(t, entry, 0, make([]byte, 4096)) }, false},
-		{"one byte flipped in the weights", func(t *testing.T, entry string) {
-			b, err := os.ReadFile(entry)
-			if err != nil {
-				t.Fatal(err)
-			}
-			at := int64(len(b) * 3 / 4)
-			overwrite(t, entry, at, []byte{b[at] ^ 0x40})
-		}, false},
-		{"garbage under its own sum", func(t *testing.T, entry string) {
-			garbage := strings.Repeat("not an onnx graph\n", 1000)
-			if err := os.Remove(entry); err != nil {
-				t.Fatal(err)
-			}
-			sum := sha256Hex(garbage)
-			name := filepath.Base(entry)
-			key := name[:strings.Index(name, "-")]
-			writeFile(t, filepath.Join(filepath.Dir(entry), key+"-"+sum[:16]+".onnx"), garbage)
-		}, false},
-		{"sums file damaged", func(t *testing.T, entry string) {
-			writeFile(t, filepath.Join(filepath.Dir(entry), sumsFile), "{not json")
-		}, true},
+			writeFile(t, planted, string(b))
+			writeFile(t, filepath.Join(filepath.Dir(planted), sumsFile), "{}")
+			return planted
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := tinyModel(t)
+			want, _ := embedORT(t, copyDir(t, dir))
+			modelSum, _, err := fileSum(modelPath(dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			planted := tt.plant(t, dir, modelSum)
+			got, cached := embedORT(t, dir)
+			if cached {
+				t.Error("loaded a stale entry")
+			}
+			checkSameVectors(t, got, want, 1e-6)
+			checkOneValidEntry(t, dir)
+			if _, err := os.Stat(planted); err == nil {
+				t.Errorf("%s is still there", planted)
+			}
+		})
+	}
+}
+
+// entryDamage is one way a cache entry gets damaged between processes.
+type entryDamage struct {
+	name   string
+	damage func(t *testing.T, entry string)
+	// hit: the damage leaves the entry usable.
+	hit bool
+}
+
+var entryDamages = []entryDamage{
+	{"graph truncated", func(t *testing.T, entry string) { truncateHalf(t, filepath.Join(entry, entryGraph)) }, false},
+	{"weights truncated", func(t *testing.T, entry string) { truncateHalf(t, filepath.Join(entry, entryWeights)) }, false},
+	{"weights empty", func(t *testing.T, entry string) { writeFile(t, filepath.Join(entry, entryWeights), "") }, false},
+	{"weights missing", func(t *testing.T, entry string) { remove(t, filepath.Join(entry, entryWeights)) }, false},
+	{"graph zero-filled start", func(t *testing.T, entry string) {
+		overwrite(t, filepath.Join(entry, entryGraph), 0, make([]byte, 512))
+	}, false},
+	{"one byte flipped in the weights", func(t *testing.T, entry string) { flipByte(t, filepath.Join(entry, entryWeights)) }, false},
+	{"one byte flipped in the graph", func(t *testing.T, entry string) { flipByte(t, filepath.Join(entry, entryGraph)) }, false},
+	{"weights of another model, same size, own times", func(t *testing.T, entry string) {
+		path := filepath.Join(entry, entryWeights)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)/3] ^= 0x01
+		writeFile(t, path, string(b))
+		// Set the mtime back; the inode change time still moves.
+		if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+	}, false},
+	{"manifest missing", func(t *testing.T, entry string) { remove(t, filepath.Join(entry, entryManifest)) }, false},
+	{"manifest damaged", func(t *testing.T, entry string) { writeFile(t, filepath.Join(entry, entryManifest), "{not json") }, false},
+	{"manifest of the previous format", func(t *testing.T, entry string) {
+		b, err := os.ReadFile(filepath.Join(entry, entryManifest))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(entry, entryManifest), strings.Replace(string(b), ortCacheFormat, "ort-cache-1:extended", 1))
+	}, false},
+	{"garbage graph sealed as valid", func(t *testing.T, entry string) {
+		writeFile(t, filepath.Join(entry, entryGraph), strings.Repeat("not an onnx graph\n", 1000))
+		m, err := takeSeal(entry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := writeManifest(entry, m); err != nil {
+			t.Fatal(err)
+		}
+	}, false},
+	{"entry is a file", func(t *testing.T, entry string) {
+		if err := os.RemoveAll(entry); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, entry, "not a folder")
+	}, false},
+	{"model folder copied: every stamp differs", func(t *testing.T, entry string) {
+		for _, name := range append([]string{entryManifest}, entryData...) {
+			path := filepath.Join(entry, name)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			remove(t, path)
+			writeFile(t, path, string(b))
+		}
+	}, true},
+}
+
+func TestORTCacheCorrupt(t *testing.T) {
+	for _, tt := range entryDamages {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := tinyModel(t)
 			want, _ := embedORT(t, dir)
-			tt.damage(t, checkOneValidEntry(t, dir))
+			entry := checkOneValidEntry(t, dir)
+			tt.damage(t, entry)
 			got, cached := embedORT(t, dir)
 			if cached != tt.hit {
 				t.Errorf("loaded from cache = %v, want %v", cached, tt.hit)
 			}
 			checkSameVectors(t, got, want, 1e-6)
 			checkOneValidEntry(t, dir)
+			before := stamps(t, entry)
 			if _, cached := embedORT(t, dir); !cached {
 				t.Error("the rebuilt entry is not used by the next open")
 			}
+			if after := stamps(t, entry); !maps.Equal(after, before) {
+				t.Errorf("the next open rewrote the entry: %v, was %v", after, before)
+			}
 		})
+	}
+}
+
+func truncateHalf(t *testing.T, path string) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, fi.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func flipByte(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := int64(len(b) * 3 / 4)
+	overwrite(t, path, at, []byte{b[at] ^ 0x40})
+}
+
+func remove(t *testing.T, path string) {
+	t.Helper()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -260,9 +392,4 @@ func overwrite(t *testing.T, path string, at int64, b []byte) {
 	if _, err := f.WriteAt(b, at); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func sha256Hex(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:])
 }
