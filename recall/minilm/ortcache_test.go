@@ -1,14 +1,19 @@
 package minilm
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tmemhq/tmem/recall/minilm/minilmtest"
 )
@@ -19,11 +24,11 @@ var cacheTexts = []string{"The cat sits on the mat", "naïve café", "混合 tex
 // and reports whether the session came from the optimised-graph cache.
 func embedORT(t *testing.T, dir string) ([][]float32, bool) {
 	t.Helper()
-	return embedORTFor(t, dir, WorkloadBulk)
+	return embedORTFor(t, dir, WorkloadBulk, cacheTexts)
 }
 
-// embedORTFor is embedORT for the given workload.
-func embedORTFor(t *testing.T, dir string, w Workload) ([][]float32, bool) {
+// embedORTFor embeds texts on a session for the given workload.
+func embedORTFor(t *testing.T, dir string, w Workload, texts []string) ([][]float32, bool) {
 	t.Helper()
 	e, err := Open(Options{ModelDir: dir, Backend: BackendORT, ORTLib: minilmtest.RequireORT(t),
 		Workload: w, Getenv: func(string) string { return "" }})
@@ -31,7 +36,7 @@ func embedORTFor(t *testing.T, dir string, w Workload) ([][]float32, bool) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	vecs, err := e.Embed(context.Background(), cacheTexts)
+	vecs, err := e.Embed(context.Background(), texts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,4 +397,132 @@ func overwrite(t *testing.T, path string, at int64, b []byte) {
 	if _, err := f.WriteAt(b, at); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestORTWorkloads: sessions for a few queries (weights not repacked, one
+// thread) and for bulk work, from the cache or not, give the same vectors
+// within 1e-5, and the reference's within the bound TestEmbedMatchesReference
+// sets.
+func TestORTWorkloads(t *testing.T) {
+	texts := make([]string, len(referenceCases))
+	for i, c := range referenceCases {
+		texts[i] = c.text
+	}
+	ref := runReference(t, tinyDir, texts, false)
+	dir := tinyModel(t)
+	want, _ := embedORTFor(t, dir, WorkloadBulk, texts)
+	tests := []struct {
+		name     string
+		dir      string
+		workload Workload
+		cached   bool
+	}{
+		{"queries, graph cached", dir, WorkloadQueries, true},
+		{"bulk, graph cached", dir, WorkloadBulk, true},
+		{"queries, graph not cached", tinyModel(t), WorkloadQueries, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, cached := embedORTFor(t, tt.dir, tt.workload, texts)
+			if cached != tt.cached {
+				t.Errorf("loaded from cache = %v, want %v", cached, tt.cached)
+			}
+			checkSameVectors(t, got, want, 1e-5)
+			for i := range texts {
+				if d := maxAbsDiff(got[i], ref.Vectors[i]); d > 1e-4 {
+					t.Errorf("%s: max abs diff from the reference %g > 1e-4", referenceCases[i].name, d)
+				}
+			}
+		})
+	}
+}
+
+// TestSessionOptions: the query workload starts one thread and does not
+// repack weights; bulk work repacks and shares the cores among the workers.
+func TestSessionOptions(t *testing.T) {
+	cores := runtime.GOMAXPROCS(0)
+	tests := []struct {
+		name      string
+		o         Options
+		workers   int
+		threads   int
+		noPrepack bool
+	}{
+		{"bulk", Options{}, 1, cores, false},
+		{"bulk, a worker per core", Options{}, cores, 1, false},
+		{"queries", Options{Workload: WorkloadQueries}, 1, 1, true},
+		{"queries, threads asked for", Options{Workload: WorkloadQueries, Threads: 3}, 1, 3, true},
+		{"bulk, threads asked for", Options{Threads: 3}, cores, 3, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := sessionOptions(tt.o, tt.workers)
+			if got.IntraOpThreads != tt.threads || got.NoPrepack != tt.noPrepack {
+				t.Errorf("threads %d, no prepacking %v; want %d, %v", got.IntraOpThreads, got.NoPrepack, tt.threads, tt.noPrepack)
+			}
+		})
+	}
+}
+
+// TestORTCacheConcurrentBuild starts processes that all open a model with
+// no cache at once: each must embed correctly, and they must leave one valid
+// entry and no temp folders behind.
+func TestORTCacheConcurrentBuild(t *testing.T) {
+	if dir := os.Getenv("TMEM_TEST_ORT_CACHE_CHILD"); dir != "" {
+		concurrentChild(t, dir)
+		return
+	}
+	lib := minilmtest.RequireORT(t)
+	want, _ := embedORT(t, tinyModel(t))
+	dir := tinyModel(t)
+	start := filepath.Join(t.TempDir(), "start")
+	const n = 4
+	cmds := make([]*exec.Cmd, n)
+	outs := make([]*bytes.Buffer, n)
+	for i := range cmds {
+		cmds[i] = exec.Command(os.Args[0], "-test.run=^TestORTCacheConcurrentBuild$")
+		cmds[i].Env = append(os.Environ(), "TMEM_TEST_ORT_CACHE_CHILD="+dir, "TMEM_TEST_ORT_CACHE_START="+start, "TMEM_ORT_LIB="+lib)
+		outs[i] = &bytes.Buffer{}
+		cmds[i].Stdout, cmds[i].Stderr = outs[i], outs[i]
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, start, "")
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("process %d: %v\n%s", i, err, outs[i])
+		}
+		line := outs[i].String()
+		var got [][]float32
+		if err := json.Unmarshal([]byte(line[strings.Index(line, "vectors=")+len("vectors="):strings.Index(line, "\n")]), &got); err != nil {
+			t.Fatalf("process %d output: %v\n%s", i, err, line)
+		}
+		checkSameVectors(t, got, want, 1e-6)
+	}
+	checkOneValidEntry(t, dir)
+	if _, cached := embedORT(t, dir); !cached {
+		t.Error("the entry the processes left is not used")
+	}
+}
+
+// concurrentChild is TestORTCacheConcurrentBuild's child: it waits for the
+// start file, embeds and prints the vectors.
+func concurrentChild(t *testing.T, dir string) {
+	start := os.Getenv("TMEM_TEST_ORT_CACHE_START")
+	for i := 0; ; i++ {
+		if _, err := os.Stat(start); err == nil {
+			break
+		}
+		if i == 10000 {
+			t.Fatal("no start signal")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	vecs, _ := embedORT(t, dir)
+	b, err := json.Marshal(vecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("vectors=%s\n", b)
 }
