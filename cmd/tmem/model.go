@@ -164,13 +164,18 @@ func (f *factory) progressWriter() io.Writer {
 }
 
 // printModelInfo prints the model folder's files, the runtime library that
-// 'tmem model pull' installed, and the backend that runs.
+// 'tmem model pull' installed, the state of the optimised-graph cache (fully
+// checked, damaged entries removed) and the backend that runs.
 func printModelInfo(f *factory, dir, backend string) error {
 	mi, err := minilm.Info(dir)
 	if err != nil {
 		return err
 	}
 	ri, err := minilm.InstalledRuntime(dir)
+	if err != nil {
+		return err
+	}
+	cc, err := minilm.VerifyORTCache(dir)
 	if err != nil {
 		return err
 	}
@@ -184,10 +189,14 @@ func printModelInfo(f *factory, dir, backend string) error {
 			minilm.ModelInfo
 			backendInfo
 			Installed *minilm.RuntimeInfo `json:"installed_runtime"`
-		}{mi, bi, installed})
+			ORTCache  minilm.CacheCheck   `json:"ort_cache"`
+		}{mi, bi, installed, cc})
 	}
 	fmt.Fprintf(f.stdout, "model:    %s@%s %s\nfolder:   %s\ncomplete: %v\nruntime:  %s\nbackend:  %s\nidentity: %s\n",
 		mi.Repo, mi.Revision, mi.Model, mi.Dir, mi.Complete, runtimeLine(ri), bi.line(), dash(mi.Identity))
+	for _, why := range cc.Removed {
+		fmt.Fprintf(f.stdout, "ort cache: removed a damaged entry (rebuilt on the next start): %s\n", why)
+	}
 	tw := tabwriter.NewWriter(f.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "file\tstatus\tsha256")
 	for _, fs := range mi.Files {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -374,4 +375,48 @@ func syncFolder(dir string) {
 		d.Sync()
 		d.Close()
 	}
+}
+
+// CacheCheck is what VerifyORTCache found in a model folder's
+// optimised-graph cache.
+type CacheCheck struct {
+	// Verified counts the entries whose files match their manifests.
+	Verified int `json:"verified"`
+	// Removed says which entries did not, and why; they were removed, and
+	// the next session start rebuilds them.
+	Removed []string `json:"removed,omitempty"`
+}
+
+// VerifyORTCache hashes every file of every entry in the model folder's
+// optimised-graph cache and compares it with the entry's manifest, the full
+// check a session start makes only when stat data moved, and removes the
+// entries that fail. Unfinished entries of running processes are left alone.
+func VerifyORTCache(dir string) (CacheCheck, error) {
+	var out CacheCheck
+	cdir := filepath.Join(dir, ortCacheDir)
+	entries, err := os.ReadDir(cdir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return out, fmt.Errorf("check onnx runtime cache: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || strings.Contains(name, ".tmp-") {
+			continue
+		}
+		entry := filepath.Join(cdir, name)
+		m, err := readManifest(entry)
+		if err == nil {
+			err = checkSums(entry, m)
+		}
+		if err != nil {
+			discardEntry(cdir, name)
+			out.Removed = append(out.Removed, fmt.Sprintf("%s: %v", name, err))
+			continue
+		}
+		out.Verified++
+	}
+	return out, nil
 }

@@ -526,3 +526,53 @@ func concurrentChild(t *testing.T, dir string) {
 	}
 	fmt.Printf("vectors=%s\n", b)
 }
+
+// TestVerifyORTCache: the full check finds what the stamp check on a session
+// start cannot, content that no longer matches its manifest under the same
+// stat data (bits rotting on disk, here played by a manifest whose weights
+// sum is off), removes that entry, and leaves a sound one alone.
+func TestVerifyORTCache(t *testing.T) {
+	tests := []struct {
+		name    string
+		rot     bool
+		removed int
+	}{
+		{"sound entry", false, 0},
+		{"weights rotted under the same stamp", true, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := tinyModel(t)
+			want, _ := embedORT(t, dir)
+			entry := checkOneValidEntry(t, dir)
+			if tt.rot {
+				m, err := readManifest(entry)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rec := m.Files[entryWeights]
+				rec.SHA256 = strings.Repeat("0", 64)
+				m.Files[entryWeights] = rec
+				if err := writeManifest(entry, m); err != nil {
+					t.Fatal(err)
+				}
+				if _, cached := embedORT(t, dir); !cached {
+					t.Fatal("a session start hashed an entry whose stamps match; the test no longer shows the full check's use")
+				}
+			}
+			got, err := VerifyORTCache(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Removed) != tt.removed || got.Verified != 1-tt.removed {
+				t.Errorf("VerifyORTCache = %+v, want %d removed", got, tt.removed)
+			}
+			vecs, cached := embedORT(t, dir)
+			if cached != !tt.rot {
+				t.Errorf("next start loaded from cache = %v, want %v", cached, !tt.rot)
+			}
+			checkSameVectors(t, vecs, want, 1e-6)
+			checkOneValidEntry(t, dir)
+		})
+	}
+}
