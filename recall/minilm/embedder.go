@@ -187,6 +187,7 @@ func (e *Embedder) openGo(o Options) error {
 // e's batch and worker counts as the caller gave them.
 func (e *Embedder) openORT(o Options, getenv func(string) string) error {
 	e.backend = BackendORT
+	tk := loadTokenizerAsync(o.ModelDir)
 	lib := FindRuntime(o.ORTLib, o.ModelDir, getenv)
 	rt, err := loadORT(lib)
 	if err != nil {
@@ -202,7 +203,7 @@ func (e *Embedder) openORT(o Options, getenv func(string) string) error {
 		// over all cores for throughput, and starts no thread pool.
 		workers = runtime.GOMAXPROCS(0)
 	}
-	run, err := newORTRunner(o.ModelDir, e.model, rt, sessionOptions(o, workers))
+	run, err := newORTRunner(o.ModelDir, e.model, rt, sessionOptions(o, workers), tk)
 	if err != nil {
 		return fmt.Errorf("%s: %w", rt, err)
 	}
