@@ -80,7 +80,12 @@ from fp32's, so indexes embed again; 'tmem model pull' goes back to fp32.`,
 	info := &cobra.Command{
 		Use:   "info",
 		Short: "Show the installed model, its checksums and the backend that runs it",
-		Args:  cobra.NoArgs,
+		Long: `Show the installed model: each file against its pinned sha256, the ONNX
+Runtime library 'tmem model pull' installed, and the backend that runs. It
+also hashes the optimised-graph cache (.tmem-ort-cache in the model folder)
+in full, which a process start does only when a file's stat data moved, and
+removes entries that fail; the next start rebuilds them.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, err := f.modelDir(f.model)
 			if err != nil {
