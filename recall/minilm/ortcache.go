@@ -295,8 +295,8 @@ func sealFile(path string) (cachedSum, error) {
 
 // settle waits until a file created in entry gets a later time than the
 // data files' last change. File system clocks tick in steps of a few
-// milliseconds: without the wait, a write in the same tick as the file's
-// last could leave its stamp as it was.
+// milliseconds (a second on some): without the wait, a write in the same
+// tick as the file's last could leave its stamp as it was.
 func settle(entry string) error {
 	var last int64
 	for _, name := range entryData {
@@ -308,7 +308,7 @@ func settle(entry string) error {
 	}
 	probe := filepath.Join(entry, ".settle")
 	defer os.Remove(probe)
-	for range 1000 {
+	for wait := time.Millisecond; wait < 5*time.Second; wait *= 2 {
 		os.Remove(probe)
 		if f, err := os.Create(probe); err == nil {
 			fi, err := f.Stat()
@@ -317,7 +317,7 @@ func settle(entry string) error {
 				return nil
 			}
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(wait)
 	}
 	return errors.New("the file system clock does not move")
 }

@@ -46,7 +46,13 @@ func embedORTFor(t *testing.T, dir string, w Workload, texts []string) ([][]floa
 // cacheNames lists what dir's cache folder holds.
 func cacheNames(t *testing.T, dir string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(filepath.Join(dir, ortCacheDir))
+	return cacheNamesIn(t, filepath.Join(dir, ortCacheDir))
+}
+
+// cacheNamesIn lists what a folder holds.
+func cacheNamesIn(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -574,5 +580,35 @@ func TestVerifyORTCache(t *testing.T) {
 			checkSameVectors(t, vecs, want, 1e-6)
 			checkOneValidEntry(t, dir)
 		})
+	}
+}
+
+// TestSettle: once settle returns, a file written in the entry is stamped
+// later than every data file's last change, here an mtime set ahead of the
+// clock, so no later write can leave a data file's stamp as sealed.
+func TestSettle(t *testing.T) {
+	entry := t.TempDir()
+	ahead := time.Now().Add(300 * time.Millisecond)
+	for _, name := range entryData {
+		path := filepath.Join(entry, name)
+		writeFile(t, path, name)
+		if err := os.Chtimes(path, ahead, ahead); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := settle(entry); err != nil {
+		t.Fatal(err)
+	}
+	after := filepath.Join(entry, "after")
+	writeFile(t, after, "")
+	fi, err := os.Stat(after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := changeTime(fi); got <= ahead.UnixNano() {
+		t.Errorf("a file written after settle has time %d, not after the data files' %d", got, ahead.UnixNano())
+	}
+	if names := cacheNamesIn(t, entry); !slices.Equal(names, []string{"after", entryGraph, entryWeights}) {
+		t.Errorf("entry holds %v: settle left its probe", names)
 	}
 }
