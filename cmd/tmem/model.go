@@ -237,12 +237,13 @@ type backendInfo struct {
 	Fallback string `json:"fallback,omitempty"`
 }
 
-// probeBackend opens the model with the asked-for backend to see which runs.
+// probeBackend opens the model with the asked-for backend to see which runs;
+// it embeds nothing, so the session is set up to start fast.
 func probeBackend(f *factory, dir string, mi minilm.ModelInfo, backend string) backendInfo {
 	if !mi.Complete && mi.Identity == "" {
 		return backendInfo{Backend: "none (model not installed: run 'tmem model pull')"}
 	}
-	e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: backend, Getenv: f.getenv})
+	e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: backend, Workload: minilm.WorkloadQueries, Getenv: f.getenv})
 	if err != nil {
 		return backendInfo{Backend: "unavailable: " + err.Error()}
 	}
