@@ -63,10 +63,20 @@ func cacheNamesIn(t *testing.T, dir string) []string {
 	return names
 }
 
+// activeModelPath is the model file Open runs in dir.
+func activeModelPath(t *testing.T, dir string) string {
+	t.Helper()
+	model, err := activeModel(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, model)
+}
+
 // wantKey is the cache key for the model now in dir and the test runtime.
 func wantKey(t *testing.T, dir string) string {
 	t.Helper()
-	modelSum, _, err := fileSum(modelPath(dir))
+	modelSum, _, err := fileSum(activeModelPath(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +110,7 @@ func checkOneValidEntry(t *testing.T, dir string) string {
 			t.Errorf("%s: manifest says %d bytes sha256 %s, the file has %d bytes sha256 %s", name, rec.Size, rec.SHA256, size, sum)
 		}
 	}
-	model, err := os.Stat(modelPath(dir))
+	model, err := os.Stat(activeModelPath(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,6 +192,30 @@ func TestORTCacheChangedModel(t *testing.T) {
 	}
 	checkSameVectors(t, got, want, 1e-6)
 	checkOneValidEntry(t, dir)
+}
+
+// TestORTCacheVariantSwitch: switching the folder to the int8 export and
+// back never loads the other variant's entry.
+func TestORTCacheVariantSwitch(t *testing.T) {
+	dir := tinyModel(t)
+	fp32, _ := embedORT(t, dir)
+	const file = "model_qint8_avx512_vnni.onnx"
+	minilmtest.Quantize(t, modelPath(dir), filepath.Join(dir, file), "int8")
+	for _, step := range []struct{ name, model string }{{"to int8", file}, {"back to fp32", fp32Model}} {
+		t.Run(step.name, func(t *testing.T) {
+			if err := setActiveModel(dir, step.model); err != nil {
+				t.Fatal(err)
+			}
+			got, cached := embedORT(t, dir)
+			if cached {
+				t.Error("loaded the other variant's entry")
+			}
+			if same := maxAbsDiff32(got[0], fp32[0]) == 0; same != (step.model == fp32Model) {
+				t.Errorf("vectors equal to fp32's = %v, want %v", same, step.model == fp32Model)
+			}
+			checkOneValidEntry(t, dir)
+		})
+	}
 }
 
 func TestORTCacheKey(t *testing.T) {
