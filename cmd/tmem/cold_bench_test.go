@@ -20,22 +20,26 @@ import (
 //
 //	go test ./cmd/tmem -run '^$' -bench ProcessCold -benchtime 20x
 //
-// "model" cases use a copy of the committed tiny model: a no-change sync
-// and a BM25-only search never open it, a hybrid search opens it once.
+// "model" cases use a copy of the committed tiny model on the Go backend: a
+// no-change sync and a BM25-only search never open it, a hybrid search opens
+// it once. The "ort" case opens a copy of the MiniLM-shaped model with ONNX
+// Runtime (it needs TMEM_ORT_LIB), its optimised graph cached by the first
+// index.
 func BenchmarkProcessCold(b *testing.B) {
 	bin := tmemBinary(b)
 	const task = "Why did the ETA rollover test fail on CI?"
 	ctxArgs := []string{"--now", "2026-11-20T10:00:00Z", "context", "--teammate", "beacon"}
 	cases := []struct {
 		name  string
-		model bool
+		model coldModel
 		args  []string
 	}{
-		{"context/bm25", false, append(ctxArgs, task)},
-		{"context/bm25-chars4", false, append(ctxArgs, "--tokenizer", "chars4", task)},
-		{"recall/bm25", false, []string{"recall", "--teammate", "beacon", task}},
-		{"index/no-change-with-model", true, []string{"index"}},
-		{"context/hybrid-tiny-model", true, append(ctxArgs, task)},
+		{"context/bm25", noModel, append(ctxArgs, task)},
+		{"context/bm25-chars4", noModel, append(ctxArgs, "--tokenizer", "chars4", task)},
+		{"recall/bm25", noModel, []string{"recall", "--teammate", "beacon", task}},
+		{"index/no-change-with-model", tinyGo, []string{"index"}},
+		{"context/hybrid-tiny-model", tinyGo, append(ctxArgs, task)},
+		{"context/hybrid-ort", fullORT, append(ctxArgs, task)},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -59,20 +63,38 @@ func BenchmarkProcessCold(b *testing.B) {
 	}
 }
 
+// coldModel is the model a cold run finds.
+type coldModel int
+
+const (
+	noModel coldModel = iota
+	tinyGo            // the tiny model on the Go backend
+	fullORT           // the MiniLM-shaped model on ONNX Runtime
+)
+
 // coldEnv is the environment of a cold run: a home with no model, or
-// TMEM_MODEL set to a copy of the tiny model.
-func coldEnv(b *testing.B, model bool) []string {
+// TMEM_MODEL set to a copy of the tiny or the MiniLM-shaped model.
+func coldEnv(b *testing.B, model coldModel) []string {
 	b.Helper()
 	home := b.TempDir()
-	env := append(os.Environ(), "HOME="+home, "XDG_CACHE_HOME=", "TMEM_MODEL=", "TMEM_BACKEND=go")
-	if model {
-		dir := filepath.Join(home, "model")
-		if out, err := exec.Command("cp", "-r", minilmtest.TinyDir(), dir).CombinedOutput(); err != nil {
-			b.Fatalf("copy the tiny model: %v\n%s", err, out)
-		}
-		env = append(env, "TMEM_MODEL="+dir)
+	env := append(os.Environ(), "HOME="+home, "XDG_CACHE_HOME=", "TMEM_MODEL=")
+	src, backend := minilmtest.TinyDir(), "go"
+	switch model {
+	case noModel:
+		return append(env, "TMEM_BACKEND=go")
+	case fullORT:
+		minilmtest.RequireORT(b)
+		src, backend = minilmtest.FullModel(b), "ort"
 	}
-	return env
+	dir := filepath.Join(home, "model")
+	if out, err := exec.Command("cp", "-r", src, dir).CombinedOutput(); err != nil {
+		b.Fatalf("copy the model: %v\n%s", err, out)
+	}
+	// The copy starts with no optimised-graph cache of its own.
+	if err := os.RemoveAll(filepath.Join(dir, ".tmem-ort-cache")); err != nil {
+		b.Fatal(err)
+	}
+	return append(env, "TMEM_MODEL="+dir, "TMEM_BACKEND="+backend)
 }
 
 // runCold runs tmem -v and returns the timing line's numbers by stage

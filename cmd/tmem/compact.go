@@ -11,6 +11,7 @@ import (
 
 	"github.com/tmemhq/tmem/compact"
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/recall/minilm"
 )
 
 type compactOptions struct {
@@ -161,7 +162,7 @@ func (f *factory) compactOptions(ctx context.Context, ws *layout.Workspace, opts
 	if f.verbose && !f.quiet {
 		o.Log = f.stderr
 	}
-	emb, err := openEmbedder(f, f.model)
+	emb, err := openEmbedder(f, f.model, minilm.WorkloadBulk)
 	if err != nil || emb == nil {
 		return o, nil, err
 	}

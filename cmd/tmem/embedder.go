@@ -17,8 +17,8 @@ import (
 // recall runs BM25-only, saying so once. A model named with --model must
 // be there and readable; any other that is not (an unreadable folder, say,
 // when HOME points at another user's home) gives BM25-only recall with a
-// warning.
-func openEmbedder(f *factory, flag string) (recall.Embedder, error) {
+// warning. w says what the command embeds (see minilm.Workload).
+func openEmbedder(f *factory, flag string, w minilm.Workload) (recall.Embedder, error) {
 	dir, err := f.modelDir(flag)
 	if err != nil {
 		return nil, nil // no cache folder to look in: nothing installed
@@ -28,7 +28,7 @@ func openEmbedder(f *factory, flag string) (recall.Embedder, error) {
 	case err == nil:
 		return recall.NewLazyEmbedder(id, func() (recall.Embedder, error) {
 			defer f.stages.begin(stageModel)()
-			e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: f.getenv("TMEM_BACKEND"), Getenv: f.getenv})
+			e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: f.getenv("TMEM_BACKEND"), Workload: w, Getenv: f.getenv})
 			if err != nil {
 				return nil, fmt.Errorf("the embedding model in %s: %w", dir, err)
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tmemhq/tmem/recall"
+	"github.com/tmemhq/tmem/recall/minilm"
 )
 
 type evalOptions struct {
@@ -51,7 +52,7 @@ beside the set.`,
 }
 
 func runEval(cmd *cobra.Command, f *factory, o *evalOptions, path string) error {
-	opts, err := f.indexOptions(f.model, nil)
+	opts, err := f.indexOptions(f.model, minilm.WorkloadBulk, nil)
 	if err != nil {
 		return err
 	}

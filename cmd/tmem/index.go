@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tmemhq/tmem/recall"
+	"github.com/tmemhq/tmem/recall/minilm"
 )
 
 type indexOptions struct {
@@ -47,7 +48,7 @@ an ETA.`,
 				}
 			}
 			bar, progress := f.newProgress()
-			ix, err := f.openIndex(ws, f.model, progress)
+			ix, err := f.openIndex(ws, f.model, minilm.WorkloadBulk, progress)
 			if err != nil {
 				return err
 			}

@@ -80,7 +80,12 @@ from fp32's, so indexes embed again; 'tmem model pull' goes back to fp32.`,
 	info := &cobra.Command{
 		Use:   "info",
 		Short: "Show the installed model, its checksums and the backend that runs it",
-		Args:  cobra.NoArgs,
+		Long: `Show the installed model: each file against its pinned sha256, the ONNX
+Runtime library 'tmem model pull' installed, and the backend that runs. It
+also hashes the optimised-graph cache (.tmem-ort-cache in the model folder)
+in full, which a process start does only when a file's stat data moved, and
+removes entries that fail; the next start rebuilds them.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, err := f.modelDir(f.model)
 			if err != nil {
@@ -164,13 +169,18 @@ func (f *factory) progressWriter() io.Writer {
 }
 
 // printModelInfo prints the model folder's files, the runtime library that
-// 'tmem model pull' installed, and the backend that runs.
+// 'tmem model pull' installed, the state of the optimised-graph cache (fully
+// checked, damaged entries removed) and the backend that runs.
 func printModelInfo(f *factory, dir, backend string) error {
 	mi, err := minilm.Info(dir)
 	if err != nil {
 		return err
 	}
 	ri, err := minilm.InstalledRuntime(dir)
+	if err != nil {
+		return err
+	}
+	cc, err := minilm.VerifyORTCache(dir)
 	if err != nil {
 		return err
 	}
@@ -184,10 +194,14 @@ func printModelInfo(f *factory, dir, backend string) error {
 			minilm.ModelInfo
 			backendInfo
 			Installed *minilm.RuntimeInfo `json:"installed_runtime"`
-		}{mi, bi, installed})
+			ORTCache  minilm.CacheCheck   `json:"ort_cache"`
+		}{mi, bi, installed, cc})
 	}
 	fmt.Fprintf(f.stdout, "model:    %s@%s %s\nfolder:   %s\ncomplete: %v\nruntime:  %s\nbackend:  %s\nidentity: %s\n",
 		mi.Repo, mi.Revision, mi.Model, mi.Dir, mi.Complete, runtimeLine(ri), bi.line(), dash(mi.Identity))
+	for _, why := range cc.Removed {
+		fmt.Fprintf(f.stdout, "ort cache: removed a damaged entry (rebuilt on the next start): %s\n", why)
+	}
 	tw := tabwriter.NewWriter(f.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "file\tstatus\tsha256")
 	for _, fs := range mi.Files {
@@ -223,12 +237,13 @@ type backendInfo struct {
 	Fallback string `json:"fallback,omitempty"`
 }
 
-// probeBackend opens the model with the asked-for backend to see which runs.
+// probeBackend opens the model with the asked-for backend to see which runs;
+// it embeds nothing, so the session is set up to start fast.
 func probeBackend(f *factory, dir string, mi minilm.ModelInfo, backend string) backendInfo {
 	if !mi.Complete && mi.Identity == "" {
 		return backendInfo{Backend: "none (model not installed: run 'tmem model pull')"}
 	}
-	e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: backend, Getenv: f.getenv})
+	e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: backend, Workload: minilm.WorkloadQueries, Getenv: f.getenv})
 	if err != nil {
 		return backendInfo{Backend: "unavailable: " + err.Error()}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/recall"
+	"github.com/tmemhq/tmem/recall/minilm"
 )
 
 type recallOptions struct {
@@ -72,7 +73,7 @@ always included.`,
 			if err != nil {
 				return err
 			}
-			iopts, err := f.indexOptions(f.model, nil)
+			iopts, err := f.indexOptions(f.model, minilm.WorkloadQueries, nil)
 			if err != nil {
 				return err
 			}
@@ -170,21 +171,22 @@ func (f *factory) teammateList(ws *layout.Workspace, names []string, all bool) (
 }
 
 // openIndex opens the recall index with the global clock, warnings on
-// stderr (unless --quiet) and the embedder from --model.
-func (f *factory) openIndex(ws *layout.Workspace, model string, progress func(recall.Progress)) (*recall.Index, error) {
-	opts, err := f.indexOptions(model, progress)
+// stderr (unless --quiet) and the embedder from --model, set up for the
+// command's workload.
+func (f *factory) openIndex(ws *layout.Workspace, model string, w minilm.Workload, progress func(recall.Progress)) (*recall.Index, error) {
+	opts, err := f.indexOptions(model, w, progress)
 	if err != nil {
 		return nil, err
 	}
 	return recall.Open(ws, opts)
 }
 
-func (f *factory) indexOptions(model string, progress func(recall.Progress)) (recall.Options, error) {
+func (f *factory) indexOptions(model string, w minilm.Workload, progress func(recall.Progress)) (recall.Options, error) {
 	clock, err := f.Clock()
 	if err != nil {
 		return recall.Options{}, err
 	}
-	emb, err := openEmbedder(f, model)
+	emb, err := openEmbedder(f, model, w)
 	if err != nil {
 		return recall.Options{}, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tmemhq/tmem/cmd/internal/serve"
 	"github.com/tmemhq/tmem/recall"
+	"github.com/tmemhq/tmem/recall/minilm"
 )
 
 type serveOptions struct {
@@ -84,7 +85,7 @@ func (f *factory) serve(ctx context.Context, opts *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	iopts, err := f.indexOptions(f.model, nil)
+	iopts, err := f.indexOptions(f.model, minilm.WorkloadBulk, nil)
 	if err != nil {
 		return err
 	}

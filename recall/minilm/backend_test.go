@@ -2,6 +2,7 @@ package minilm
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,8 +45,14 @@ func TestFindRuntimeOrder(t *testing.T) {
 }
 
 // TestAutoFallsBack: when ONNX Runtime cannot be used, auto runs pure Go and
-// says why; asking for ort explicitly is an error that says the same.
+// says why; asking for ort explicitly is an error that says the same. A
+// process keeps the first runtime it loads, and an earlier test (or -count
+// round) may have loaded one, so the checks run in a fresh process.
 func TestAutoFallsBack(t *testing.T) {
+	if os.Getenv("TMEM_TEST_FRESH_PROCESS") == "" {
+		inFreshProcess(t, "TestAutoFallsBack")
+		return
+	}
 	notALib := filepath.Join(t.TempDir(), "libonnxruntime.so")
 	writeFile(t, notALib, "not a shared library")
 	tests := []struct {
@@ -100,4 +107,21 @@ func TestAutoFindsRuntimeInModelFolder(t *testing.T) {
 	if !strings.Contains(e.Runtime(), "1.") {
 		t.Errorf("Runtime() = %q, want the runtime's version", e.Runtime())
 	}
+}
+
+// inFreshProcess runs the named test again in a new process of this test
+// binary, with TMEM_TEST_FRESH_PROCESS set and the given environment, fails
+// if it fails or does not run, and returns its output.
+func inFreshProcess(t *testing.T, test string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v", "-test.count=1")
+	cmd.Env = append(append(os.Environ(), "TMEM_TEST_FRESH_PROCESS=1"), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s in a fresh process: %v\n%s", test, err, out)
+	}
+	if !strings.Contains(string(out), "--- PASS: "+test+" ") {
+		t.Fatalf("%s did not pass in the fresh process:\n%s", test, out)
+	}
+	return string(out)
 }

@@ -218,8 +218,9 @@ func BenchmarkORTLoad(b *testing.B) { benchLoad(b, ortOptions(b)) }
 
 // BenchmarkORTLoadUncached opens the model with no cached graph: the first
 // process after a model or runtime change.
-func BenchmarkORTLoadUncached(b *testing.B) {
-	o := ortOptions(b)
+func BenchmarkORTLoadUncached(b *testing.B) { benchLoadUncached(b, ortOptions(b)) }
+
+func benchLoadUncached(b *testing.B, o Options) {
 	o.ModelDir = minilmtest.FullModel(b)
 	for b.Loop() {
 		b.StopTimer()
@@ -229,6 +230,25 @@ func BenchmarkORTLoadUncached(b *testing.B) {
 		b.StartTimer()
 		loadOnce(b, o)
 	}
+}
+
+// BenchmarkORTLoadQueries is BenchmarkORTLoad for a process that embeds a
+// query and exits (WorkloadQueries: weights mapped, not repacked).
+func BenchmarkORTLoadQueries(b *testing.B) { benchLoad(b, ortQueriesOptions(b)) }
+
+// BenchmarkORTLoadQueriesUncached is BenchmarkORTLoadUncached for such a
+// process.
+func BenchmarkORTLoadQueriesUncached(b *testing.B) {
+	benchLoadUncached(b, ortQueriesOptions(b))
+}
+
+// BenchmarkORTQueryQueries is BenchmarkORTQuery on a WorkloadQueries session.
+func BenchmarkORTQueryQueries(b *testing.B) { benchQuery(b, ortQueriesOptions(b)) }
+
+func ortQueriesOptions(b *testing.B) Options {
+	o := ortOptions(b)
+	o.Workload = WorkloadQueries
+	return o
 }
 
 func BenchmarkORTQuery(b *testing.B)     { benchQuery(b, ortOptions(b)) }

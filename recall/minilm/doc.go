@@ -39,10 +39,19 @@
 // archive into the model folder, where FindRuntime looks.
 //
 // ONNX Runtime optimises the graph each time it creates a session; the
-// result is cached in the model folder (.tmem-ort-cache), keyed by the
-// model's sha256, the runtime's version and the platform, and each entry is
-// named by its own sha256, so an entry that no longer matches (or that the
-// runtime refuses) is removed and rebuilt.
+// result is cached in the model folder (.tmem-ort-cache), one folder per
+// key (the cache format, the model's sha256, the runtime's version and the
+// platform) holding the graph, its weights in a file of their own that the
+// runtime maps, and a manifest written last with each file's size, sha256
+// and stat stamp. A session start trusts unchanged stamps and hashes only
+// when they moved; an entry that does not match (or that the runtime
+// refuses) is removed and rebuilt, and VerifyORTCache hashes every entry in
+// full.
+//
+// Options.Workload picks how an ORT session starts: WorkloadBulk repacks the
+// weights for the fastest kernels (about half a second on the full model),
+// WorkloadQueries uses the mapped weights as they are and starts in about a
+// tenth of a second, each text somewhat slower. Vectors are the same.
 //
 // An Embedder is safe for concurrent use. The Go backend runs one batch at a
 // time (gomlx spreads each op over all cores); ORT runs one

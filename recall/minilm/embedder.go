@@ -15,6 +15,8 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+
+	"github.com/tmemhq/tmem/recall/minilm/internal/onnxrt"
 )
 
 // ErrNoModel means the model folder lacks the files needed to embed. It is a
@@ -54,9 +56,28 @@ type Options struct {
 	// Threads is ONNX Runtime's intra-op thread count (default: cores divided
 	// by Workers). The Go backend ignores it.
 	Threads int
+	// Workload says what the Embedder is for, which decides how ONNX
+	// Runtime sessions start (WorkloadBulk, the default, or WorkloadQueries).
+	// The Go backend ignores it. Vectors are the same either way.
+	Workload Workload
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
 }
+
+// Workload trades a session's start-up time against its speed per text.
+type Workload int
+
+const (
+	// WorkloadBulk is for embedding many texts (indexing, a server): the
+	// session repacks the weights for the fastest matrix kernels as it
+	// starts, about half a second on the full-size model.
+	WorkloadBulk Workload = iota
+	// WorkloadQueries is for a process that embeds a query or a few chunks
+	// and exits: the session uses the cached weights where they lie, mapped
+	// from the file, so it starts several times sooner, and runs
+	// single-threaded, each text somewhat slower.
+	WorkloadQueries
+)
 
 // runner turns one batch of normalised texts into pooled, L2-normalised vectors.
 type runner interface {
@@ -166,6 +187,7 @@ func (e *Embedder) openGo(o Options) error {
 // e's batch and worker counts as the caller gave them.
 func (e *Embedder) openORT(o Options, getenv func(string) string) error {
 	e.backend = BackendORT
+	tk := loadTokenizerAsync(o.ModelDir)
 	lib := FindRuntime(o.ORTLib, o.ModelDir, getenv)
 	rt, err := loadORT(lib)
 	if err != nil {
@@ -181,16 +203,27 @@ func (e *Embedder) openORT(o Options, getenv func(string) string) error {
 		// over all cores for throughput, and starts no thread pool.
 		workers = runtime.GOMAXPROCS(0)
 	}
-	threads := o.Threads
-	if threads <= 0 {
-		threads = max(1, runtime.GOMAXPROCS(0)/workers)
-	}
-	run, err := newORTRunner(o.ModelDir, e.model, rt, threads)
+	run, err := newORTRunner(o.ModelDir, e.model, rt, sessionOptions(o, workers), tk)
 	if err != nil {
 		return fmt.Errorf("%s: %w", rt, err)
 	}
 	e.run, e.batch, e.workers, e.runtime = run, batch, workers, rt.String()
 	return nil
+}
+
+// sessionOptions are the ONNX Runtime session settings for o's workload.
+// Thread spinning is off in both (see onnxrt.Runtime.NewSession).
+func sessionOptions(o Options, workers int) onnxrt.SessionOptions {
+	threads := o.Threads
+	switch {
+	case threads > 0:
+	case o.Workload == WorkloadQueries:
+		// A thread pool costs more to start than it saves on a few texts.
+		threads = 1
+	default:
+		threads = max(1, runtime.GOMAXPROCS(0)/workers)
+	}
+	return onnxrt.SessionOptions{IntraOpThreads: threads, NoPrepack: o.Workload == WorkloadQueries}
 }
 
 func checkModelDir(dir string) error {

@@ -25,20 +25,40 @@ type ortRunner struct {
 	cached bool
 }
 
-func newORTRunner(dir, model string, rt *onnxrt.Runtime, threads int) (runner, error) {
+// newORTRunner starts the session for the model file in dir; tk waits for
+// the tokenizer, which loads meanwhile (see loadTokenizerAsync).
+func newORTRunner(dir, model string, rt *onnxrt.Runtime, opts onnxrt.SessionOptions, tk func() (*tokenizer.Tokenizer, error)) (runner, error) {
 	cfg, err := readConfig(dir)
 	if err != nil {
 		return nil, err
 	}
-	tk, err := loadTokenizer(dir)
+	s, cached, err := openCachedSession(dir, model, rt, opts)
 	if err != nil {
 		return nil, err
 	}
-	s, cached, err := openCachedSession(dir, model, rt, threads)
-	if err != nil {
+	r := &ortRunner{session: s, dim: cfg.HiddenSize, cached: cached}
+	if r.tk, err = tk(); err != nil {
+		s.Close()
 		return nil, err
 	}
-	return &ortRunner{session: s, tk: tk, dim: cfg.HiddenSize, cached: cached}, nil
+	return r, nil
+}
+
+// loadTokenizerAsync starts loading dir's tokenizer and returns the function
+// that waits for it. Parsing tokenizer.json takes about as long as loading
+// ONNX Runtime and starting a session from the cache, on one core each.
+func loadTokenizerAsync(dir string) func() (*tokenizer.Tokenizer, error) {
+	var tk *tokenizer.Tokenizer
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tk, err = loadTokenizer(dir)
+	}()
+	return func() (*tokenizer.Tokenizer, error) {
+		<-done
+		return tk, err
+	}
 }
 
 func (r *ortRunner) embed(texts []string) ([][]float32, error) {

@@ -1,60 +1,82 @@
 package minilm
 
 import (
+	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tmemhq/tmem/recall/minilm/minilmtest"
 )
 
 var cacheTexts = []string{"The cat sits on the mat", "naïve café", "混合 text with 中文"}
 
-// embedORT opens dir on the ORT backend, embeds cacheTexts and reports
-// whether the session came from the optimised-graph cache.
+// embedORT opens dir on the ORT backend for bulk work, embeds cacheTexts
+// and reports whether the session came from the optimised-graph cache.
 func embedORT(t *testing.T, dir string) ([][]float32, bool) {
 	t.Helper()
+	return embedORTFor(t, dir, WorkloadBulk, cacheTexts)
+}
+
+// embedORTFor embeds texts on a session for the given workload.
+func embedORTFor(t *testing.T, dir string, w Workload, texts []string) ([][]float32, bool) {
+	t.Helper()
 	e, err := Open(Options{ModelDir: dir, Backend: BackendORT, ORTLib: minilmtest.RequireORT(t),
-		Getenv: func(string) string { return "" }})
+		Workload: w, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	vecs, err := e.Embed(context.Background(), cacheTexts)
+	vecs, err := e.Embed(context.Background(), texts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return vecs, e.run.(*ortRunner).cached
 }
 
-// cacheEntries lists the optimised graphs in dir's cache.
-func cacheEntries(t *testing.T, dir string) []string {
+// cacheNames lists what dir's cache folder holds.
+func cacheNames(t *testing.T, dir string) []string {
 	t.Helper()
-	m, err := filepath.Glob(filepath.Join(dir, ortCacheDir, "*.onnx"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return cacheNamesIn(t, filepath.Join(dir, ortCacheDir))
 }
 
-// checkOneValidEntry fails unless the cache holds exactly one entry, keyed
-// for the model now in dir and named by its own content.
-func checkOneValidEntry(t *testing.T, dir string) string {
+// cacheNamesIn lists what a folder holds.
+func cacheNamesIn(t *testing.T, dir string) []string {
 	t.Helper()
-	entries := cacheEntries(t, dir)
-	if len(entries) != 1 {
-		t.Fatalf("cache entries %v, want exactly one", entries)
-	}
-	modelSum, _, err := fileSum(modelPath(dir))
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, _, err := fileSum(entries[0])
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// activeModelPath is the model file Open runs in dir.
+func activeModelPath(t *testing.T, dir string) string {
+	t.Helper()
+	model, err := activeModel(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, model)
+}
+
+// wantKey is the cache key for the model now in dir and the test runtime.
+func wantKey(t *testing.T, dir string) string {
+	t.Helper()
+	modelSum, _, err := fileSum(activeModelPath(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,11 +84,40 @@ func checkOneValidEntry(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ortCacheKey(modelSum, rt.Version()) + "-" + sum[:16] + ".onnx"
-	if got := filepath.Base(entries[0]); got != want {
-		t.Fatalf("cache entry %s, want %s", got, want)
+	return ortCacheKey(modelSum, rt.Version())
+}
+
+// checkOneValidEntry fails unless the cache holds exactly one entry, keyed
+// for the model now in dir, whose manifest records its files' true sizes and
+// sums, with the weights outside the graph; it returns the entry's folder.
+func checkOneValidEntry(t *testing.T, dir string) string {
+	t.Helper()
+	key := wantKey(t, dir)
+	if names := cacheNames(t, dir); !slices.Equal(names, []string{key}) {
+		t.Fatalf("cache holds %v, want only the entry %s", names, key)
 	}
-	return entries[0]
+	entry := filepath.Join(dir, ortCacheDir, key)
+	m, err := readManifest(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range entryData {
+		sum, size, err := fileSum(filepath.Join(entry, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec := m.Files[name]; rec.SHA256 != sum || rec.Size != size {
+			t.Errorf("%s: manifest says %d bytes sha256 %s, the file has %d bytes sha256 %s", name, rec.Size, rec.SHA256, size, sum)
+		}
+	}
+	model, err := os.Stat(activeModelPath(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := m.Files[entryGraph].Size, m.Files[entryWeights].Size; g > model.Size()/10 || w < model.Size()/2 {
+		t.Errorf("graph %d bytes, weights %d bytes, model %d bytes: the weights are not kept apart", g, w, model.Size())
+	}
+	return entry
 }
 
 func checkSameVectors(t *testing.T, got, want [][]float32, tol float64) {
@@ -78,6 +129,20 @@ func checkSameVectors(t *testing.T, got, want [][]float32, tol float64) {
 	}
 }
 
+// stamps returns the stat stamps of the entry's files.
+func stamps(t *testing.T, entry string) map[string]stamp {
+	t.Helper()
+	out := map[string]stamp{}
+	for _, name := range append([]string{entryManifest}, entryData...) {
+		fi, err := os.Stat(filepath.Join(entry, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = stampOf(fi)
+	}
+	return out
+}
+
 func TestORTCacheReused(t *testing.T) {
 	dir := tinyModel(t)
 	first, cached := embedORT(t, dir)
@@ -85,21 +150,14 @@ func TestORTCacheReused(t *testing.T) {
 		t.Fatal("first open claims a cache that did not exist")
 	}
 	entry := checkOneValidEntry(t, dir)
-	before, err := os.Stat(entry)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := stamps(t, entry)
 	second, cached := embedORT(t, dir)
 	if !cached {
 		t.Error("second open did not use the cache")
 	}
 	checkSameVectors(t, second, first, 1e-6)
-	after, err := os.Stat(entry)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
-		t.Error("the cache entry was rewritten on a cache hit")
+	if after := stamps(t, entry); !maps.Equal(after, before) {
+		t.Errorf("the cache entry was rewritten on a cache hit: %v, was %v", after, before)
 	}
 }
 
@@ -136,6 +194,30 @@ func TestORTCacheChangedModel(t *testing.T) {
 	checkOneValidEntry(t, dir)
 }
 
+// TestORTCacheVariantSwitch: switching the folder to the int8 export and
+// back never loads the other variant's entry.
+func TestORTCacheVariantSwitch(t *testing.T) {
+	dir := tinyModel(t)
+	fp32, _ := embedORT(t, dir)
+	const file = "model_qint8_avx512_vnni.onnx"
+	minilmtest.Quantize(t, modelPath(dir), filepath.Join(dir, file), "int8")
+	for _, step := range []struct{ name, model string }{{"to int8", file}, {"back to fp32", fp32Model}} {
+		t.Run(step.name, func(t *testing.T) {
+			if err := setActiveModel(dir, step.model); err != nil {
+				t.Fatal(err)
+			}
+			got, cached := embedORT(t, dir)
+			if cached {
+				t.Error("loaded the other variant's entry")
+			}
+			if same := maxAbsDiff32(got[0], fp32[0]) == 0; same != (step.model == fp32Model) {
+				t.Errorf("vectors equal to fp32's = %v, want %v", same, step.model == fp32Model)
+			}
+			checkOneValidEntry(t, dir)
+		})
+	}
+}
+
 func TestORTCacheKey(t *testing.T) {
 	base := ortCacheKey("aaaa", "1.23.2")
 	tests := []struct {
@@ -156,97 +238,192 @@ func TestORTCacheKey(t *testing.T) {
 	}
 }
 
-// TestORTCacheOtherRuntime plants, under the key another runtime version
-// would use, a valid graph of another model: it must not be loaded, and it is
-// removed once this runtime's entry is written.
-func TestORTCacheOtherRuntime(t *testing.T) {
-	dir := tinyModel(t)
-	want, _ := embedORT(t, copyDir(t, dir))
+// plantEntry copies the cache entry of another model's folder into dir's
+// cache under name.
+func plantEntry(t *testing.T, dir, name string) string {
+	t.Helper()
 	other := copyDir(t, genTiny(t, "3"))
 	embedORT(t, other)
 	foreign := checkOneValidEntry(t, other)
-	modelSum, _, err := fileSum(modelPath(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, _, err := fileSum(foreign)
-	if err != nil {
-		t.Fatal(err)
-	}
-	planted := filepath.Join(dir, ortCacheDir, ortCacheKey(modelSum, "0.0.1")+"-"+sum[:16]+".onnx")
+	planted := filepath.Join(dir, ortCacheDir, name)
 	if err := os.MkdirAll(filepath.Dir(planted), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(foreign)
-	if err != nil {
+	if err := os.CopyFS(planted, os.DirFS(foreign)); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, planted, string(b))
-	got, cached := embedORT(t, dir)
-	if cached {
-		t.Error("loaded an entry keyed for another runtime version")
-	}
-	checkSameVectors(t, got, want, 1e-6)
-	if entry := checkOneValidEntry(t, dir); entry == planted {
-		t.Error("the other runtime's entry is still there")
-	}
+	return planted
 }
 
-func TestORTCacheCorrupt(t *testing.T) {
+// TestORTCacheStaleEntries plants valid entries of another model where
+// other runtime versions, and the format before this one, kept theirs: none
+// may be loaded, and all are gone once this runtime's entry is written.
+func TestORTCacheStaleEntries(t *testing.T) {
 	tests := []struct {
-		name   string
-		damage func(t *testing.T, entry string)
-		// hit: the damage leaves the entry usable (only the sums file hurt).
-		hit bool
+		name  string
+		plant func(t *testing.T, dir, modelSum string) string
 	}{
-		{"truncated", func(t *testing.T, entry string) {
-			fi, err := os.Stat(entry)
+		{"other runtime version", func(t *testing.T, dir, modelSum string) string {
+			return plantEntry(t, dir, ortCacheKey(modelSum, "0.0.1"))
+		}},
+		{"previous format, a bare graph file", func(t *testing.T, dir, modelSum string) string {
+			planted := filepath.Join(dir, ortCacheDir, "0123456789abcdef-0123456789abcdef.onnx")
+			if err := os.MkdirAll(filepath.Dir(planted), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(modelPath(genTiny(t, "3")))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.Truncate(entry, fi.Size()/2); err != nil {
-				t.Fatal(err)
-			}
-		}, false},
-		{"empty", func(t *testing.T, entry string) { writeFile(t, entry, "") }, false},
-		{"zero-filled start", func(t *testing.T, entry string) { overwrite(t, entry, 0, make([]byte, 4096)) }, false},
-		{"one byte flipped in the weights", func(t *testing.T, entry string) {
-			b, err := os.ReadFile(entry)
-			if err != nil {
-				t.Fatal(err)
-			}
-			at := int64(len(b) * 3 / 4)
-			overwrite(t, entry, at, []byte{b[at] ^ 0x40})
-		}, false},
-		{"garbage under its own sum", func(t *testing.T, entry string) {
-			garbage := strings.Repeat("not an onnx graph\n", 1000)
-			if err := os.Remove(entry); err != nil {
-				t.Fatal(err)
-			}
-			sum := sha256Hex(garbage)
-			name := filepath.Base(entry)
-			key := name[:strings.Index(name, "-")]
-			writeFile(t, filepath.Join(filepath.Dir(entry), key+"-"+sum[:16]+".onnx"), garbage)
-		}, false},
-		{"sums file damaged", func(t *testing.T, entry string) {
-			writeFile(t, filepath.Join(filepath.Dir(entry), sumsFile), "{not json")
-		}, true},
+			writeFile(t, planted, string(b))
+			writeFile(t, filepath.Join(filepath.Dir(planted), sumsFile), "{}")
+			return planted
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := tinyModel(t)
+			want, _ := embedORT(t, copyDir(t, dir))
+			modelSum, _, err := fileSum(modelPath(dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			planted := tt.plant(t, dir, modelSum)
+			got, cached := embedORT(t, dir)
+			if cached {
+				t.Error("loaded a stale entry")
+			}
+			checkSameVectors(t, got, want, 1e-6)
+			checkOneValidEntry(t, dir)
+			if _, err := os.Stat(planted); err == nil {
+				t.Errorf("%s is still there", planted)
+			}
+		})
+	}
+}
+
+// entryDamage is one way a cache entry gets damaged between processes.
+type entryDamage struct {
+	name   string
+	damage func(t *testing.T, entry string)
+	// hit: the damage leaves the entry usable.
+	hit bool
+}
+
+var entryDamages = []entryDamage{
+	{"graph truncated", func(t *testing.T, entry string) { truncateHalf(t, filepath.Join(entry, entryGraph)) }, false},
+	{"weights truncated", func(t *testing.T, entry string) { truncateHalf(t, filepath.Join(entry, entryWeights)) }, false},
+	{"weights empty", func(t *testing.T, entry string) { writeFile(t, filepath.Join(entry, entryWeights), "") }, false},
+	{"weights missing", func(t *testing.T, entry string) { remove(t, filepath.Join(entry, entryWeights)) }, false},
+	{"graph zero-filled start", func(t *testing.T, entry string) {
+		overwrite(t, filepath.Join(entry, entryGraph), 0, make([]byte, 512))
+	}, false},
+	{"one byte flipped in the weights", func(t *testing.T, entry string) { flipByte(t, filepath.Join(entry, entryWeights)) }, false},
+	{"one byte flipped in the graph", func(t *testing.T, entry string) { flipByte(t, filepath.Join(entry, entryGraph)) }, false},
+	{"weights of another model, same size, own times", func(t *testing.T, entry string) {
+		path := filepath.Join(entry, entryWeights)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)/3] ^= 0x01
+		writeFile(t, path, string(b))
+		// Set the mtime back; the inode change time still moves.
+		if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+	}, false},
+	{"manifest missing", func(t *testing.T, entry string) { remove(t, filepath.Join(entry, entryManifest)) }, false},
+	{"manifest damaged", func(t *testing.T, entry string) { writeFile(t, filepath.Join(entry, entryManifest), "{not json") }, false},
+	{"manifest of the previous format", func(t *testing.T, entry string) {
+		b, err := os.ReadFile(filepath.Join(entry, entryManifest))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(entry, entryManifest), strings.Replace(string(b), ortCacheFormat, "ort-cache-1:extended", 1))
+	}, false},
+	{"garbage graph sealed as valid", func(t *testing.T, entry string) {
+		writeFile(t, filepath.Join(entry, entryGraph), strings.Repeat("not an onnx graph\n", 1000))
+		m, err := takeSeal(entry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := writeManifest(entry, m); err != nil {
+			t.Fatal(err)
+		}
+	}, false},
+	{"entry is a file", func(t *testing.T, entry string) {
+		if err := os.RemoveAll(entry); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, entry, "not a folder")
+	}, false},
+	{"model folder copied: every stamp differs", func(t *testing.T, entry string) {
+		for _, name := range append([]string{entryManifest}, entryData...) {
+			path := filepath.Join(entry, name)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			remove(t, path)
+			writeFile(t, path, string(b))
+		}
+	}, true},
+}
+
+func TestORTCacheCorrupt(t *testing.T) {
+	for _, tt := range entryDamages {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := tinyModel(t)
 			want, _ := embedORT(t, dir)
-			tt.damage(t, checkOneValidEntry(t, dir))
+			entry := checkOneValidEntry(t, dir)
+			tt.damage(t, entry)
 			got, cached := embedORT(t, dir)
 			if cached != tt.hit {
 				t.Errorf("loaded from cache = %v, want %v", cached, tt.hit)
 			}
 			checkSameVectors(t, got, want, 1e-6)
 			checkOneValidEntry(t, dir)
+			before := stamps(t, entry)
 			if _, cached := embedORT(t, dir); !cached {
 				t.Error("the rebuilt entry is not used by the next open")
 			}
+			if after := stamps(t, entry); !maps.Equal(after, before) {
+				t.Errorf("the next open rewrote the entry: %v, was %v", after, before)
+			}
 		})
+	}
+}
+
+func truncateHalf(t *testing.T, path string) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, fi.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func flipByte(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := int64(len(b) * 3 / 4)
+	overwrite(t, path, at, []byte{b[at] ^ 0x40})
+}
+
+func remove(t *testing.T, path string) {
+	t.Helper()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -262,7 +439,210 @@ func overwrite(t *testing.T, path string, at int64, b []byte) {
 	}
 }
 
-func sha256Hex(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:])
+// TestORTWorkloads: sessions for a few queries (weights not repacked, one
+// thread) and for bulk work, from the cache or not, give the same vectors
+// within 1e-5, and the reference's within the bound TestEmbedMatchesReference
+// sets.
+func TestORTWorkloads(t *testing.T) {
+	texts := make([]string, len(referenceCases))
+	for i, c := range referenceCases {
+		texts[i] = c.text
+	}
+	ref := runReference(t, tinyDir, texts, false)
+	dir := tinyModel(t)
+	want, _ := embedORTFor(t, dir, WorkloadBulk, texts)
+	tests := []struct {
+		name     string
+		dir      string
+		workload Workload
+		cached   bool
+	}{
+		{"queries, graph cached", dir, WorkloadQueries, true},
+		{"bulk, graph cached", dir, WorkloadBulk, true},
+		{"queries, graph not cached", tinyModel(t), WorkloadQueries, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, cached := embedORTFor(t, tt.dir, tt.workload, texts)
+			if cached != tt.cached {
+				t.Errorf("loaded from cache = %v, want %v", cached, tt.cached)
+			}
+			checkSameVectors(t, got, want, 1e-5)
+			for i := range texts {
+				if d := maxAbsDiff(got[i], ref.Vectors[i]); d > 1e-4 {
+					t.Errorf("%s: max abs diff from the reference %g > 1e-4", referenceCases[i].name, d)
+				}
+			}
+		})
+	}
+}
+
+// TestSessionOptions: the query workload starts one thread and does not
+// repack weights; bulk work repacks and shares the cores among the workers.
+func TestSessionOptions(t *testing.T) {
+	cores := runtime.GOMAXPROCS(0)
+	tests := []struct {
+		name      string
+		o         Options
+		workers   int
+		threads   int
+		noPrepack bool
+	}{
+		{"bulk", Options{}, 1, cores, false},
+		{"bulk, a worker per core", Options{}, cores, 1, false},
+		{"queries", Options{Workload: WorkloadQueries}, 1, 1, true},
+		{"queries, threads asked for", Options{Workload: WorkloadQueries, Threads: 3}, 1, 3, true},
+		{"bulk, threads asked for", Options{Threads: 3}, cores, 3, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := sessionOptions(tt.o, tt.workers)
+			if got.IntraOpThreads != tt.threads || got.NoPrepack != tt.noPrepack {
+				t.Errorf("threads %d, no prepacking %v; want %d, %v", got.IntraOpThreads, got.NoPrepack, tt.threads, tt.noPrepack)
+			}
+		})
+	}
+}
+
+// TestORTCacheConcurrentBuild starts processes that all open a model with
+// no cache at once: each must embed correctly, and they must leave one valid
+// entry and no temp folders behind.
+func TestORTCacheConcurrentBuild(t *testing.T) {
+	if dir := os.Getenv("TMEM_TEST_ORT_CACHE_CHILD"); dir != "" {
+		concurrentChild(t, dir)
+		return
+	}
+	lib := minilmtest.RequireORT(t)
+	want, _ := embedORT(t, tinyModel(t))
+	dir := tinyModel(t)
+	start := filepath.Join(t.TempDir(), "start")
+	const n = 4
+	cmds := make([]*exec.Cmd, n)
+	outs := make([]*bytes.Buffer, n)
+	for i := range cmds {
+		cmds[i] = exec.Command(os.Args[0], "-test.run=^TestORTCacheConcurrentBuild$")
+		cmds[i].Env = append(os.Environ(), "TMEM_TEST_ORT_CACHE_CHILD="+dir, "TMEM_TEST_ORT_CACHE_START="+start, "TMEM_ORT_LIB="+lib)
+		outs[i] = &bytes.Buffer{}
+		cmds[i].Stdout, cmds[i].Stderr = outs[i], outs[i]
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, start, "")
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("process %d: %v\n%s", i, err, outs[i])
+		}
+		line := outs[i].String()
+		var got [][]float32
+		if err := json.Unmarshal([]byte(line[strings.Index(line, "vectors=")+len("vectors="):strings.Index(line, "\n")]), &got); err != nil {
+			t.Fatalf("process %d output: %v\n%s", i, err, line)
+		}
+		checkSameVectors(t, got, want, 1e-6)
+	}
+	checkOneValidEntry(t, dir)
+	if _, cached := embedORT(t, dir); !cached {
+		t.Error("the entry the processes left is not used")
+	}
+}
+
+// concurrentChild is TestORTCacheConcurrentBuild's child: it waits for the
+// start file, embeds and prints the vectors.
+func concurrentChild(t *testing.T, dir string) {
+	start := os.Getenv("TMEM_TEST_ORT_CACHE_START")
+	for i := 0; ; i++ {
+		if _, err := os.Stat(start); err == nil {
+			break
+		}
+		if i == 10000 {
+			t.Fatal("no start signal")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	vecs, _ := embedORT(t, dir)
+	b, err := json.Marshal(vecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("vectors=%s\n", b)
+}
+
+// TestVerifyORTCache: the full check finds what the stamp check on a session
+// start cannot, content that no longer matches its manifest under the same
+// stat data (bits rotting on disk, here played by a manifest whose weights
+// sum is off), removes that entry, and leaves a sound one alone.
+func TestVerifyORTCache(t *testing.T) {
+	tests := []struct {
+		name    string
+		rot     bool
+		removed int
+	}{
+		{"sound entry", false, 0},
+		{"weights rotted under the same stamp", true, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := tinyModel(t)
+			want, _ := embedORT(t, dir)
+			entry := checkOneValidEntry(t, dir)
+			if tt.rot {
+				m, err := readManifest(entry)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rec := m.Files[entryWeights]
+				rec.SHA256 = strings.Repeat("0", 64)
+				m.Files[entryWeights] = rec
+				if err := writeManifest(entry, m); err != nil {
+					t.Fatal(err)
+				}
+				if _, cached := embedORT(t, dir); !cached {
+					t.Fatal("a session start hashed an entry whose stamps match; the test no longer shows the full check's use")
+				}
+			}
+			got, err := VerifyORTCache(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Removed) != tt.removed || got.Verified != 1-tt.removed {
+				t.Errorf("VerifyORTCache = %+v, want %d removed", got, tt.removed)
+			}
+			vecs, cached := embedORT(t, dir)
+			if cached != !tt.rot {
+				t.Errorf("next start loaded from cache = %v, want %v", cached, !tt.rot)
+			}
+			checkSameVectors(t, vecs, want, 1e-6)
+			checkOneValidEntry(t, dir)
+		})
+	}
+}
+
+// TestSettle: once settle returns, a file written in the entry is stamped
+// later than every data file's last change, here an mtime set ahead of the
+// clock, so no later write can leave a data file's stamp as sealed.
+func TestSettle(t *testing.T) {
+	entry := t.TempDir()
+	ahead := time.Now().Add(300 * time.Millisecond)
+	for _, name := range entryData {
+		path := filepath.Join(entry, name)
+		writeFile(t, path, name)
+		if err := os.Chtimes(path, ahead, ahead); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := settle(entry); err != nil {
+		t.Fatal(err)
+	}
+	after := filepath.Join(entry, "after")
+	writeFile(t, after, "")
+	fi, err := os.Stat(after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := changeTime(fi); got <= ahead.UnixNano() {
+		t.Errorf("a file written after settle has time %d, not after the data files' %d", got, ahead.UnixNano())
+	}
+	if names := cacheNamesIn(t, entry); !slices.Equal(names, []string{"after", entryGraph, entryWeights}) {
+		t.Errorf("entry holds %v: settle left its probe", names)
+	}
 }

@@ -12,7 +12,6 @@ import (
 	"math/rand/v2"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -307,8 +306,8 @@ func TestPullRuntimeTwice(t *testing.T) {
 // and opens the model in a fresh process (a process loads one runtime)
 // with no TMEM_ORT_LIB: the auto backend must find and run it.
 func TestPulledRuntimeLoads(t *testing.T) {
-	if dir := os.Getenv("TMEM_TEST_PULLED_MODEL"); dir != "" {
-		openPulledModel(t, dir)
+	if os.Getenv("TMEM_TEST_FRESH_PROCESS") != "" {
+		openPulledModel(t, os.Getenv("TMEM_TEST_PULLED_MODEL"))
 		return
 	}
 	lib, err := os.ReadFile(minilmtest.RequireORT(t))
@@ -321,14 +320,9 @@ func TestPulledRuntimeLoads(t *testing.T) {
 	if _, err := PullRuntime(context.Background(), RuntimePullOptions{BaseURL: srv.URL, Dir: dir, Platform: "linux/amd64", Pins: testRuntimePins(archive), HTTPClient: srv.Client()}); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestPulledRuntimeLoads$", "-test.v")
-	cmd.Env = append(os.Environ(), "TMEM_TEST_PULLED_MODEL="+dir)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
+	out := inFreshProcess(t, "TestPulledRuntimeLoads", "TMEM_TEST_PULLED_MODEL="+dir)
 	want := "backend=ort runtime=onnx runtime 1.23.2 (" + filepath.Join(dir, RuntimeDirName, "libonnxruntime.so") + ")"
-	if !strings.Contains(string(out), want) {
+	if !strings.Contains(out, want) {
 		t.Errorf("child output lacks %q:\n%s", want, out)
 	}
 }
