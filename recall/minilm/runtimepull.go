@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/recall/minilm/internal/onnxrt"
 )
 
 // RuntimeArchive pins one ONNX Runtime release archive.
@@ -45,6 +46,10 @@ var RuntimePins = map[string]RuntimeArchive{
 // DefaultRuntimeBaseURL is where PullRuntime downloads from unless told
 // otherwise: ONNX Runtime's release downloads.
 const DefaultRuntimeBaseURL = "https://github.com/microsoft/onnxruntime/releases/download"
+
+// CanLoadRuntime says whether this build can load ONNX Runtime: false in a
+// static build (tag tmem_static), which has no dynamic loader.
+const CanLoadRuntime = onnxrt.CanLoad
 
 // ErrNoRuntimePin means no ONNX Runtime archive is pinned for the platform,
 // so none is downloaded.

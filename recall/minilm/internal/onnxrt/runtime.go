@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"sync"
 	"unsafe"
-
-	"github.com/ebitengine/purego"
 )
 
 // apiVersion is the C API version asked for. Every entry used here exists
@@ -109,25 +107,25 @@ func Load(path string) (*Runtime, error) {
 }
 
 func open(path string) (*Runtime, error) {
-	lib, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	lib, err := dlopen(path)
 	if err != nil {
 		return nil, err
 	}
-	sym, err := purego.Dlsym(lib, "OrtGetApiBase")
+	sym, err := dlsym(lib, "OrtGetApiBase")
 	if err != nil {
 		return nil, fmt.Errorf("not an onnx runtime library: %w", err)
 	}
 	var getAPIBase func() *apiBase
-	purego.RegisterFunc(&getAPIBase, sym)
+	registerFunc(&getAPIBase, sym)
 	base := getAPIBase()
 	if base == nil || base.getAPI == 0 || base.getVersionString == 0 {
 		return nil, errors.New("OrtGetApiBase returned no table")
 	}
 	var versionString func() string
-	purego.RegisterFunc(&versionString, base.getVersionString)
+	registerFunc(&versionString, base.getVersionString)
 	r := &Runtime{path: path, version: versionString()}
 	var getAPI func(version uint32) *[tableLen]uintptr
-	purego.RegisterFunc(&getAPI, base.getAPI)
+	registerFunc(&getAPI, base.getAPI)
 	table := getAPI(apiVersion)
 	if table == nil {
 		return nil, fmt.Errorf("version %s does not serve C API version %d (need ONNX Runtime 1.17 or newer)", r.version, apiVersion)
@@ -144,23 +142,23 @@ func open(path string) (*Runtime, error) {
 
 // bind turns the table's entries into Go functions.
 func (r *Runtime) bind(t *[tableLen]uintptr) {
-	purego.RegisterFunc(&r.errorMessage, t[idxGetErrorMessage])
-	purego.RegisterFunc(&r.releaseStatus, t[idxReleaseStatus])
-	purego.RegisterFunc(&r.createEnv, t[idxCreateEnv])
-	purego.RegisterFunc(&r.createSessionOpts, t[idxCreateSessionOptions])
-	purego.RegisterFunc(&r.setOptimizedPath, t[idxSetOptimizedModelFilePath])
-	purego.RegisterFunc(&r.setGraphOptLevel, t[idxSetSessionGraphOptimizationLevel])
-	purego.RegisterFunc(&r.setIntraOpThreads, t[idxSetIntraOpNumThreads])
-	purego.RegisterFunc(&r.setInterOpThreads, t[idxSetInterOpNumThreads])
-	purego.RegisterFunc(&r.addConfigEntry, t[idxAddSessionConfigEntry])
-	purego.RegisterFunc(&r.releaseSessionOpts, t[idxReleaseSessionOptions])
-	purego.RegisterFunc(&r.createSession, t[idxCreateSession])
-	purego.RegisterFunc(&r.releaseSession, t[idxReleaseSession])
-	purego.RegisterFunc(&r.createCPUMemInfo, t[idxCreateCPUMemoryInfo])
-	purego.RegisterFunc(&r.releaseMemInfo, t[idxReleaseMemoryInfo])
-	purego.RegisterFunc(&r.createTensor, t[idxCreateTensorWithDataAsOrtValue])
-	purego.RegisterFunc(&r.releaseValue, t[idxReleaseValue])
-	purego.RegisterFunc(&r.run, t[idxRun])
+	registerFunc(&r.errorMessage, t[idxGetErrorMessage])
+	registerFunc(&r.releaseStatus, t[idxReleaseStatus])
+	registerFunc(&r.createEnv, t[idxCreateEnv])
+	registerFunc(&r.createSessionOpts, t[idxCreateSessionOptions])
+	registerFunc(&r.setOptimizedPath, t[idxSetOptimizedModelFilePath])
+	registerFunc(&r.setGraphOptLevel, t[idxSetSessionGraphOptimizationLevel])
+	registerFunc(&r.setIntraOpThreads, t[idxSetIntraOpNumThreads])
+	registerFunc(&r.setInterOpThreads, t[idxSetInterOpNumThreads])
+	registerFunc(&r.addConfigEntry, t[idxAddSessionConfigEntry])
+	registerFunc(&r.releaseSessionOpts, t[idxReleaseSessionOptions])
+	registerFunc(&r.createSession, t[idxCreateSession])
+	registerFunc(&r.releaseSession, t[idxReleaseSession])
+	registerFunc(&r.createCPUMemInfo, t[idxCreateCPUMemoryInfo])
+	registerFunc(&r.releaseMemInfo, t[idxReleaseMemoryInfo])
+	registerFunc(&r.createTensor, t[idxCreateTensorWithDataAsOrtValue])
+	registerFunc(&r.releaseValue, t[idxReleaseValue])
+	registerFunc(&r.run, t[idxRun])
 }
 
 // check turns an OrtStatus into an error and frees it.
