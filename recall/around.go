@@ -3,6 +3,7 @@ package recall
 import (
 	"strings"
 
+	"github.com/tmemhq/tmem/internal/filecache"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -17,17 +18,24 @@ import (
 // the chunk is shown as indexed.
 
 // fileText is a memory file's lines, with those recall never shows
-// (entry stamps, conflict markers) marked.
+// (entry stamps, conflict markers) marked. It is not changed once made:
+// searches share it.
 type fileText struct {
 	lines []string
 	skip  map[int]bool // 1-based
 }
 
-func readFileText(ws *layout.Workspace, rel string) *fileText {
-	b, err := ws.ReadFile(rel, 0)
+// readFileText reads rel's lines, from texts when it holds them under
+// rel's current stat data; nil when it cannot be read.
+func readFileText(ws *layout.Workspace, texts *filecache.Cache[*fileText], rel string) *fileText {
+	ft, err := texts.Read(ws, rel, 0, func(b []byte) (*fileText, error) { return newFileText(b), nil })
 	if err != nil {
 		return nil
 	}
+	return ft
+}
+
+func newFileText(b []byte) *fileText {
 	ft := &fileText{lines: strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n"), skip: map[int]bool{}}
 	for _, n := range layout.ConflictMarkers(b) {
 		ft.skip[n] = true
@@ -162,7 +170,7 @@ func (f *fileText) touch(a, b, c, d int) bool {
 // context, merging passages of one entry that then touch (into the
 // better one). Passages whose file cannot be read, or no longer holds
 // them, are left as they are.
-func withContext(ws *layout.Workspace, rs []ranked, lines, tokens int) []ranked {
+func withContext(ws *layout.Workspace, texts *filecache.Cache[*fileText], rs []ranked, lines, tokens int) []ranked {
 	files := map[string]*fileText{}
 	type place struct {
 		f      *fileText
@@ -173,7 +181,7 @@ func withContext(ws *layout.Workspace, rs []ranked, lines, tokens int) []ranked 
 		c := &rs[i].chunk
 		f, ok := files[c.Path]
 		if !ok {
-			f = readFileText(ws, c.Path)
+			f = readFileText(ws, texts, c.Path)
 			files[c.Path] = f
 		}
 		if f == nil {

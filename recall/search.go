@@ -282,7 +282,7 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 		}
 	}
 	boost(r, kept)
-	chosen := withContext(ix.ws, passages(kept, k, r.PassageDecay), r.ContextLines, r.ContextTokens)
+	chosen := withContext(ix.ws, ix.texts, passages(kept, k, r.PassageDecay), r.ContextLines, r.ContextTokens)
 	var recent []ranked
 	for _, p := range recentPaths {
 		if c, ok := metas[p+"#0"]; ok {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -89,6 +90,7 @@ func (f *factory) serve(ctx context.Context, opts *serveOptions) error {
 		return err
 	}
 	iopts.SyncLeavesBacklog = true // the background embedder sees to it
+	iopts.FileClock = time.Now     // keep the files hits come from between calls
 	ix, err := recall.Open(ws, iopts)
 	if err != nil {
 		return err
@@ -96,7 +98,7 @@ func (f *factory) serve(ctx context.Context, opts *serveOptions) error {
 	defer ix.Close()
 	svc, err := serve.New(serve.Options{
 		Workspace: ws, Index: ix, Now: clock, Teammate: opts.teammate, Lead: opts.lead,
-		Warn: func(msg string) { f.warnf("%s", msg) }, Version: version(),
+		FileClock: time.Now, Warn: func(msg string) { f.warnf("%s", msg) }, Version: version(),
 	})
 	if err != nil {
 		return err

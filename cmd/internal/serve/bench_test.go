@@ -25,7 +25,7 @@ func benchService(b *testing.B) *Service {
 		b.Fatal(err)
 	}
 	now := func() time.Time { return time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC) }
-	ix, err := recall.Open(ws, recall.Options{Now: now})
+	ix, err := recall.Open(ws, recall.Options{Now: now, FileClock: time.Now})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func benchService(b *testing.B) *Service {
 	if err != nil || len(mates) == 0 {
 		b.Fatalf("no teammates generated: %v", err)
 	}
-	svc, err := New(Options{Workspace: ws, Index: ix, Now: now, Teammate: mates[0].Name})
+	svc, err := New(Options{Workspace: ws, Index: ix, Now: now, FileClock: time.Now, Teammate: mates[0].Name})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func (s *Service) Context(ctx context.Context, in ContextInput) (ContextOutput, 
 	}
 	res, err := memctx.Build(ctx, s.ws, memctx.Options{
 		Teammate: name, Task: in.Task, Budget: in.Budget, Tokenizer: tok,
-		Now: s.now, Location: s.loc, Recaller: recaller{s}, Warn: s.warn,
+		Now: s.now, Location: s.loc, Recaller: recaller{s}, Cache: s.files, Warn: s.warn,
 	})
 	if err != nil {
 		return ContextOutput{}, err
