@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
-	bindex "github.com/blevesearch/bleve_index_api"
 	"github.com/gofrs/flock"
 
 	"github.com/tmemhq/tmem/internal/filecache"
@@ -158,7 +157,7 @@ type Index struct {
 	// open between searches; texts the lines of the files hits come from
 	// (nil without Options.FileClock).
 	vectors warmCache[*vecView]
-	readers warmCache[bindex.IndexReader]
+	readers warmCache[*snapshot]
 	texts   *filecache.Cache[*fileText]
 
 	mu   sync.Mutex
@@ -329,7 +328,7 @@ type scope struct {
 	bl   bleve.Index // open for writing during a sync
 	// rd is the snapshot of the bleve index a search reads; rdDone lets
 	// go of it.
-	rd     bindex.IndexReader
+	rd     *snapshot
 	rdDone func()
 	vec    *vecView
 	// weeklies are the indexed weekly summaries, for the recency pass.
