@@ -23,6 +23,8 @@ import (
 type fileText struct {
 	lines []string
 	skip  map[int]bool // 1-based
+	// words is each line's words joined by single spaces, for holds.
+	words []string
 }
 
 // readFileText reads rel's lines, from texts when it holds them under
@@ -40,13 +42,18 @@ func newFileText(b []byte) *fileText {
 	for _, n := range layout.ConflictMarkers(b) {
 		ft.skip[n] = true
 	}
+	ft.words = make([]string, len(ft.lines))
 	for i, l := range ft.lines {
 		if layout.StampOf(l) != "" {
 			ft.skip[i+1] = true
 		}
+		ft.words[i] = spaced(l)
 	}
 	return ft
 }
+
+// spaced returns s's words joined by single spaces: s, spacing aside.
+func spaced(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // line returns line n (1-based), "" outside the file.
 func (f *fileText) line(n int) string {
@@ -76,18 +83,30 @@ func (f *fileText) text(from, to int) string {
 	return strings.Trim(b.String(), "\n")
 }
 
-// holds reports whether lines from..to still hold text, spacing aside.
-func (f *fileText) holds(from, to int, text string) bool {
+// holds reports whether lines from..to, as shown, hold want (words
+// joined by single spaces).
+func (f *fileText) holds(from, to int, want string) bool {
 	if from < 1 || to > len(f.lines) || from > to {
 		return false
 	}
-	return strings.Contains(strings.Join(strings.Fields(f.text(from, to)), " "), strings.Join(strings.Fields(text), " "))
+	var b strings.Builder
+	for n := from; n <= to; n++ {
+		if w := f.words[n-1]; w != "" && !f.skip[n] {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(w)
+		}
+	}
+	return strings.Contains(b.String(), want)
 }
 
 // locate returns the lines that hold a chunk indexed as from..to: those,
 // or, for an index written before chunk lines counted the blank and stamp
-// lines under a heading, the same lines a little further down.
+// lines under a heading, the same lines a little further down. The text
+// is compared spacing aside.
 func (f *fileText) locate(from, to int, text string) (int, int, bool) {
+	text = spaced(text)
 	for d := 0; d <= maxShift; d++ {
 		if f.holds(from, to+d, text) {
 			return from, to + d, true
