@@ -58,6 +58,7 @@ under way and exit 0.`,
 			if opts.allowRemote && opts.http == "" {
 				return usageErrorf("--allow-remote goes with --http")
 			}
+			f.perTaskGC()
 			ctx, stop := signal.NotifyContext(background(cmd), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return f.serve(ctx, opts)
