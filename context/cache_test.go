@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tmemhq/tmem/layout/layouttest"
 )
 
 // TestBuildCache builds with a Cache, again and after files change: each
@@ -18,28 +20,7 @@ func TestBuildCache(t *testing.T) {
 	keyID := "AKIA" + "Z7QRSTUVWXY2345A" // split so that the repository holds no secret
 	path := func(rel string) string { return filepath.Join(ws.Root, filepath.FromSlash(rel)) }
 	edit := func(rel, old, new string) func(t *testing.T) {
-		return func(t *testing.T) {
-			t.Helper()
-			b, err := os.ReadFile(path(rel))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(string(b), old) {
-				t.Fatalf("%s does not hold %q", rel, old)
-			}
-			fi, err := os.Stat(path(rel))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path(rel), []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			// Same size and the same mtime: only the inode change time
-			// (and the content) tell.
-			if err := os.Chtimes(path(rel), fi.ModTime(), fi.ModTime()); err != nil {
-				t.Fatal(err)
-			}
-		}
+		return func(t *testing.T) { layouttest.EditKeepingTimes(t, path(rel), old, new) }
 	}
 	today := "beacon/memory/2026-11-20.md"
 	b, err := os.ReadFile(path(today))

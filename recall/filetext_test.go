@@ -1,10 +1,11 @@
 package recall
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tmemhq/tmem/layout/layouttest"
 )
 
 // TestSearchKeepsFileTexts searches with Options.FileClock, which keeps
@@ -24,24 +25,7 @@ func TestSearchKeepsFileTexts(t *testing.T) {
 	cached, _ := openIndex(t, ws, Options{Chunking: chunking, FileClock: func() time.Time { return time.Now().Add(time.Hour) }})
 	q := Query{Text: "zephyr quasar gateway", Teammates: []string{"beacon"}, K: 5}
 	edit := func(old, new string) func(t *testing.T) {
-		return func(t *testing.T) {
-			p := ws.Abs(rel)
-			fi, err := os.Stat(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(string(b), old) || len(old) != len(new) {
-				t.Fatalf("%s: cannot replace %q by %q", rel, old, new)
-			}
-			writeFile(t, ws, rel, strings.Replace(string(b), old, new, 1))
-			if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
-				t.Fatal(err)
-			}
-		}
+		return func(t *testing.T) { layouttest.EditKeepingTimes(t, ws.Abs(rel), old, new) }
 	}
 	steps := []struct {
 		name   string

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tmemhq/tmem/internal/filecache"
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/layout/layouttest"
 )
 
 // dailyEntries reads a daily log as heading → entry text.
@@ -232,24 +233,7 @@ func TestServeContextFreshness(t *testing.T) {
 	task := "What must be on staging for the Kestrel demo?"
 	edit := func(rel, from, to string) func(t *testing.T) {
 		return func(t *testing.T) {
-			p := filepath.Join(dir, filepath.FromSlash(rel))
-			fi, err := os.Stat(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(string(b), from) || len(from) != len(to) {
-				t.Fatalf("%s: cannot replace %q by %q", rel, from, to)
-			}
-			if err := os.WriteFile(p, []byte(strings.Replace(string(b), from, to, 1)), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
-				t.Fatal(err)
-			}
+			layouttest.EditKeepingTimes(t, filepath.Join(dir, filepath.FromSlash(rel)), from, to)
 		}
 	}
 	steps := []struct {

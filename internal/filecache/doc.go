@@ -10,5 +10,6 @@
 // (RacyWindow) is read on every call: a coarse file-system clock can give
 // two writes in quick succession the same times, and only their age tells
 // that they are settled. Where the platform has no inode change time,
-// nothing is kept.
+// nothing is kept. Stamp, the stat data compared, is also what recall
+// checks its own index files by.
 package filecache

@@ -20,15 +20,19 @@ const (
 	maxBytes   = 32 << 20
 )
 
-// stamp is the stat data that changes whenever a file's content does.
-type stamp struct {
-	size, mtime, ctime int64
-	ino                uint64
+// Stamp is the stat data that changes whenever a file's content does:
+// size, mtime and, where the platform has them, the inode change time
+// (which utimes cannot set back) and the inode (a file replaced by a
+// rename), times in nanoseconds.
+type Stamp struct {
+	Size, MTime, CTime int64
+	Ino                uint64
 }
 
-func stampOf(fi fs.FileInfo) stamp {
+// StampOf returns the stamp of fi.
+func StampOf(fi fs.FileInfo) Stamp {
 	ctime, ino := layout.StatID(fi)
-	return stamp{fi.Size(), fi.ModTime().UnixNano(), ctime, ino}
+	return Stamp{fi.Size(), fi.ModTime().UnixNano(), ctime, ino}
 }
 
 // Cache keeps values of type T derived from workspace files, each under
@@ -44,7 +48,7 @@ type Cache[T any] struct {
 }
 
 type entry[T any] struct {
-	st  stamp
+	st  Stamp
 	val T
 }
 
@@ -72,9 +76,9 @@ func (c *Cache[T]) Read(ws *layout.Workspace, rel string, limit int64, derive fu
 	// which has refused a link that leads outside.
 	abs := filepath.Join(ws.Root, filepath.FromSlash(rel))
 	fi, statErr := os.Stat(abs)
-	var st stamp
+	var st Stamp
 	if statErr == nil {
-		st = stampOf(fi)
+		st = StampOf(fi)
 		c.mu.Lock()
 		e, ok := c.m[abs]
 		c.mu.Unlock()
@@ -103,32 +107,32 @@ func (c *Cache[T]) Read(ws *layout.Workspace, rel string, limit int64, derive fu
 // settled says whether st can stand for the content: the platform
 // reports inode change times, and the last change is older than
 // RacyWindow.
-func (c *Cache[T]) settled(st stamp) bool {
-	if st.ctime == 0 || c.now == nil {
+func (c *Cache[T]) settled(st Stamp) bool {
+	if st.CTime == 0 || c.now == nil {
 		return false
 	}
 	before := c.now().Add(-RacyWindow).UnixNano()
-	return st.mtime < before && st.ctime < before
+	return st.MTime < before && st.CTime < before
 }
 
-func (c *Cache[T]) keep(rel string, st stamp, v T) {
+func (c *Cache[T]) keep(rel string, st Stamp, v T) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m) >= maxEntries || c.bytes+st.size > maxBytes {
+	if len(c.m) >= maxEntries || c.bytes+st.Size > maxBytes {
 		c.m, c.bytes = map[string]entry[T]{}, 0
 	}
 	if old, ok := c.m[rel]; ok {
-		c.bytes -= old.st.size
+		c.bytes -= old.st.Size
 	}
 	c.m[rel] = entry[T]{st, v}
-	c.bytes += st.size
+	c.bytes += st.Size
 }
 
 func (c *Cache[T]) forget(rel string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.m[rel]; ok {
-		c.bytes -= old.st.size
+		c.bytes -= old.st.Size
 		delete(c.m, rel)
 	}
 }
