@@ -75,6 +75,9 @@ type Options struct {
 	// which a memory is not injected; 0 means DefaultRecallFloor, a
 	// negative value no floor.
 	RecallFloor float64
+	// Cache, when set, keeps parsed files between builds (see Cache);
+	// nil reads every file on every build.
+	Cache *Cache
 	// Warn, when set, receives one line for each thing that made the stack
 	// lose or bend something: a file left out or read leniently
 	// ("path:line: why"), a session file that could not be created, a
@@ -123,6 +126,7 @@ type builder struct {
 	man     *Manifest
 	dailies []dayLog
 	warnFn  func(string)
+	cache   *Cache
 	// todayLeftOut is why today's log, which exists, is not in the stack.
 	todayLeftOut string
 	noRecall     block // counted once, when first needed
@@ -167,7 +171,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		return nil, fmt.Errorf("build context for %s: %w", mate.Name, err)
 	}
 	b := &builder{
-		ws: ws, mate: mate, mates: mates, now: now, tok: tok, files: files, warnFn: opts.Warn,
+		ws: ws, mate: mate, mates: mates, now: now, tok: tok, files: files, warnFn: opts.Warn, cache: opts.Cache,
 		prefix: filepath.Base(ws.Root) + "/",
 		man: &Manifest{
 			Teammate: mate.Name, Now: now.Format(time.RFC3339), TimeZone: zoneName(now),
@@ -271,7 +275,7 @@ func (b *builder) warn(msg string) {
 // layout.ParseLenient). A file that cannot be read or parsed is reported
 // (path:line: why) and left out: doc is nil and why says so in a few words.
 func (b *builder) readDoc(rel string) (doc *layout.Doc, why string, err error) {
-	src, err := b.ws.ReadFile(rel, layout.MaxFileSize)
+	p, err := b.cache.parse(b.ws, rel)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, "", err
@@ -282,15 +286,14 @@ func (b *builder) readDoc(rel string) (doc *layout.Doc, why string, err error) {
 		}
 		return nil, "it cannot be read", nil
 	}
-	d, problem, err := layout.ParseLenient(rel, src)
-	if err != nil {
-		b.warn(err.Error() + "; left out of the stack")
+	if p.err != nil {
+		b.warn(p.err.Error() + "; left out of the stack")
 		return nil, "it does not parse", nil
 	}
-	if problem != nil {
-		b.warn(problem.Error() + "; its frontmatter was read as key: value lines")
+	if p.problem != nil {
+		b.warn(p.problem.Error() + "; its frontmatter was read as key: value lines")
 	}
-	return d, "", nil
+	return p.doc, "", nil
 }
 
 // fileSection renders SOUL.md, GOALS.md or WISDOM.md without frontmatter,

@@ -2,6 +2,7 @@ package context
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -46,7 +47,9 @@ func (b *builder) loadDailies() []dayLog {
 }
 
 func (b *builder) dayLog(f layout.File, d *layout.Doc, today bool) dayLog {
-	l := dayLog{rel: f.Path, date: f.Date.Format(layout.DateLayout), today: today, meta: d.Entries}
+	// meta gets the redacted entries: a copy, since d may be a cached
+	// parse that other builds share.
+	l := dayLog{rel: f.Path, date: f.Date.Format(layout.DateLayout), today: today, meta: slices.Clone(d.Entries)}
 	h := "## " + f.Date.Weekday().String() + " " + l.date
 	if today {
 		h += " (today)"

@@ -6,7 +6,8 @@
 // templates) and a Recaller (the recall index, queried with the task
 // text); it leaves as one Markdown document and a Manifest, from one call:
 // Build. Build writes nothing but the teammate's empty session file, when
-// that is missing.
+// that is missing. A long-lived caller passes a Cache, which keeps the
+// parsed files between builds under their stat data.
 //
 // # The stack
 //

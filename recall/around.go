@@ -3,6 +3,7 @@ package recall
 import (
 	"strings"
 
+	"github.com/tmemhq/tmem/internal/filecache"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -17,28 +18,42 @@ import (
 // the chunk is shown as indexed.
 
 // fileText is a memory file's lines, with those recall never shows
-// (entry stamps, conflict markers) marked.
+// (entry stamps, conflict markers) marked. It is not changed once made:
+// searches share it.
 type fileText struct {
 	lines []string
 	skip  map[int]bool // 1-based
+	// words is each line's words joined by single spaces, for holds.
+	words []string
 }
 
-func readFileText(ws *layout.Workspace, rel string) *fileText {
-	b, err := ws.ReadFile(rel, 0)
+// readFileText reads rel's lines, from texts when it holds them under
+// rel's current stat data; nil when it cannot be read.
+func readFileText(ws *layout.Workspace, texts *filecache.Cache[*fileText], rel string) *fileText {
+	ft, err := texts.Read(ws, rel, 0, func(b []byte) (*fileText, error) { return newFileText(b), nil })
 	if err != nil {
 		return nil
 	}
+	return ft
+}
+
+func newFileText(b []byte) *fileText {
 	ft := &fileText{lines: strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n"), skip: map[int]bool{}}
 	for _, n := range layout.ConflictMarkers(b) {
 		ft.skip[n] = true
 	}
+	ft.words = make([]string, len(ft.lines))
 	for i, l := range ft.lines {
 		if layout.StampOf(l) != "" {
 			ft.skip[i+1] = true
 		}
+		ft.words[i] = spaced(l)
 	}
 	return ft
 }
+
+// spaced returns s's words joined by single spaces: s, spacing aside.
+func spaced(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // line returns line n (1-based), "" outside the file.
 func (f *fileText) line(n int) string {
@@ -68,18 +83,30 @@ func (f *fileText) text(from, to int) string {
 	return strings.Trim(b.String(), "\n")
 }
 
-// holds reports whether lines from..to still hold text, spacing aside.
-func (f *fileText) holds(from, to int, text string) bool {
+// holds reports whether lines from..to, as shown, hold want (words
+// joined by single spaces).
+func (f *fileText) holds(from, to int, want string) bool {
 	if from < 1 || to > len(f.lines) || from > to {
 		return false
 	}
-	return strings.Contains(strings.Join(strings.Fields(f.text(from, to)), " "), strings.Join(strings.Fields(text), " "))
+	var b strings.Builder
+	for n := from; n <= to; n++ {
+		if w := f.words[n-1]; w != "" && !f.skip[n] {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(w)
+		}
+	}
+	return strings.Contains(b.String(), want)
 }
 
 // locate returns the lines that hold a chunk indexed as from..to: those,
 // or, for an index written before chunk lines counted the blank and stamp
-// lines under a heading, the same lines a little further down.
+// lines under a heading, the same lines a little further down. The text
+// is compared spacing aside.
 func (f *fileText) locate(from, to int, text string) (int, int, bool) {
+	text = spaced(text)
 	for d := 0; d <= maxShift; d++ {
 		if f.holds(from, to+d, text) {
 			return from, to + d, true
@@ -162,7 +189,7 @@ func (f *fileText) touch(a, b, c, d int) bool {
 // context, merging passages of one entry that then touch (into the
 // better one). Passages whose file cannot be read, or no longer holds
 // them, are left as they are.
-func withContext(ws *layout.Workspace, rs []ranked, lines, tokens int) []ranked {
+func withContext(ws *layout.Workspace, texts *filecache.Cache[*fileText], rs []ranked, lines, tokens int) []ranked {
 	files := map[string]*fileText{}
 	type place struct {
 		f      *fileText
@@ -173,7 +200,7 @@ func withContext(ws *layout.Workspace, rs []ranked, lines, tokens int) []ranked 
 		c := &rs[i].chunk
 		f, ok := files[c.Path]
 		if !ok {
-			f = readFileText(ws, c.Path)
+			f = readFileText(ws, texts, c.Path)
 			files[c.Path] = f
 		}
 		if f == nil {

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
-	bindex "github.com/blevesearch/bleve_index_api"
 	"github.com/gofrs/flock"
 
+	"github.com/tmemhq/tmem/internal/filecache"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -35,6 +35,12 @@ type Options struct {
 	// Stopwatch, when set, times the phases of a sync (SyncStats
 	// durations); it is separate from Now so a fixed --now stays fixed.
 	Stopwatch func() time.Time
+	// FileClock, when set, is the wall clock (never a fixed one) that
+	// lets a long-lived Index keep the lines of the files its hits come
+	// from between searches, each under the file's stat data; files
+	// changed within the last two seconds are read on every search (see
+	// internal/filecache). Without it every search reads them.
+	FileClock func() time.Time
 	// Trace, when set, is called as each phase of a Search starts, and the
 	// function it returns as the phase ends: "index" (locking, syncing and
 	// opening the indexes searched), "embed" (the query, loading a lazily
@@ -148,9 +154,11 @@ type Index struct {
 	backlogOnce sync.Once
 
 	// vectors and readers keep vector files mapped and bleve snapshots
-	// open between searches.
+	// open between searches; texts the lines of the files hits come from
+	// (nil without Options.FileClock).
 	vectors warmCache[*vecView]
-	readers warmCache[bindex.IndexReader]
+	readers warmCache[*snapshot]
+	texts   *filecache.Cache[*fileText]
 
 	mu   sync.Mutex
 	seen verifiedFiles // bleve files checked by content
@@ -170,6 +178,9 @@ func Open(ws *layout.Workspace, opts Options) (*Index, error) {
 	}
 	opts.Chunking = opts.Chunking.withDefaults()
 	ix := &Index{ws: ws, opts: opts, rank: DefaultRanking}
+	if opts.FileClock != nil {
+		ix.texts = filecache.New[*fileText](opts.FileClock)
+	}
 	if opts.Ranking != nil {
 		ix.rank = opts.Ranking.withDefaults()
 	}
@@ -317,7 +328,7 @@ type scope struct {
 	bl   bleve.Index // open for writing during a sync
 	// rd is the snapshot of the bleve index a search reads; rdDone lets
 	// go of it.
-	rd     bindex.IndexReader
+	rd     *snapshot
 	rdDone func()
 	vec    *vecView
 	// weeklies are the indexed weekly summaries, for the recency pass.

@@ -196,7 +196,7 @@ func uniqueText(rs []ranked) []ranked {
 	seen := map[string]bool{}
 	out := rs[:0:0]
 	for _, x := range rs {
-		key := strings.Join(strings.Fields(x.chunk.Text), " ")
+		key := spaced(x.chunk.Text)
 		if seen[key] {
 			continue
 		}

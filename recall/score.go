@@ -194,7 +194,7 @@ func averageLengths(scopes []*scope) map[string]float64 {
 // readPostings reads, for every query term, the chunks of one scope that
 // hold it and their combined normalised frequency.
 func readPostings(ctx context.Context, s *scope, groups []termGroup, avg map[string]float64) (*scopePostings, error) {
-	r := s.rd
+	r := s.rd.IndexReader
 	sp := &scopePostings{s: s, r: r}
 	if b, ok := postingsPool.Get().([]posting); ok {
 		sp.buf = b

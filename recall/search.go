@@ -177,7 +177,7 @@ func (ix *Index) openForRead(s *scope) error {
 // between searches under the stamp of its manifest, which every sync that
 // changes the index replaces; a scope read without its lock gets a
 // snapshot of its own.
-func (ix *Index) readerFor(s *scope) (bindex.IndexReader, func(), error) {
+func (ix *Index) readerFor(s *scope) (*snapshot, func(), error) {
 	if s.unlocked {
 		return ix.openReader(s)
 	}
@@ -185,7 +185,7 @@ func (ix *Index) readerFor(s *scope) (bindex.IndexReader, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("open bleve: %w", err)
 	}
-	return ix.readers.get(s.dir, stampOf(fi), func() (bindex.IndexReader, func(), error) { return ix.openReader(s) })
+	return ix.readers.get(s.dir, stampOf(fi), func() (*snapshot, func(), error) { return ix.openReader(s) })
 }
 
 // openReader checks the bleve files (unless the sync has), opens the
@@ -193,7 +193,7 @@ func (ix *Index) readerFor(s *scope) (bindex.IndexReader, func(), error) {
 // that closes it. The index itself is closed at once, releasing its lock
 // on the index's files, so that a snapshot kept between searches never
 // holds up a sync; the snapshot keeps the segment files it reads open.
-func (ix *Index) openReader(s *scope) (bindex.IndexReader, func(), error) {
+func (ix *Index) openReader(s *scope) (*snapshot, func(), error) {
 	if !s.checked {
 		if _, err := ix.checkStore(s); err != nil {
 			return nil, nil, err
@@ -219,7 +219,52 @@ func (ix *Index) openReader(s *scope) (bindex.IndexReader, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("open bleve: %w", err)
 	}
-	return r, done, nil
+	return &snapshot{IndexReader: r}, done, nil
+}
+
+// snapshot is a read-only snapshot of a scope's bleve index and the
+// chunks read from it so far: the snapshot never changes, so neither do
+// they, and a snapshot kept between searches reads each chunk once.
+type snapshot struct {
+	bindex.IndexReader
+	mu     sync.Mutex
+	chunks map[string]Chunk
+}
+
+// maxSnapshotChunks bounds the chunks a snapshot keeps; past it, it
+// starts over.
+const maxSnapshotChunks = 1 << 14
+
+// chunk returns the stored chunk id; ok is false when there is none.
+func (s *snapshot) chunk(id string) (c Chunk, ok bool, err error) {
+	s.mu.Lock()
+	c, ok = s.chunks[id]
+	s.mu.Unlock()
+	if ok {
+		return c, true, nil
+	}
+	var doc bindex.Document
+	err = guard("load chunk "+id, func() (err error) {
+		doc, err = s.Document(id)
+		return err
+	})
+	if err != nil || doc == nil {
+		return Chunk{}, false, err
+	}
+	doc.VisitFields(func(f bindex.Field) {
+		if f.Name() == fChunk && json.Unmarshal(f.Value(), &c) == nil {
+			ok = true
+		}
+	})
+	if ok {
+		s.mu.Lock()
+		if s.chunks == nil || len(s.chunks) >= maxSnapshotChunks {
+			s.chunks = map[string]Chunk{}
+		}
+		s.chunks[id] = c
+		s.mu.Unlock()
+	}
+	return c, ok, nil
 }
 
 // queryVector embeds the query for a search that uses vectors; nil means
@@ -282,7 +327,7 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 		}
 	}
 	boost(r, kept)
-	chosen := withContext(ix.ws, passages(kept, k, r.PassageDecay), r.ContextLines, r.ContextTokens)
+	chosen := withContext(ix.ws, ix.texts, passages(kept, k, r.PassageDecay), r.ContextLines, r.ContextTokens)
 	var recent []ranked
 	for _, p := range recentPaths {
 		if c, ok := metas[p+"#0"]; ok {
@@ -362,23 +407,13 @@ func fetchChunks(scopes []*scope, ids []string, metas map[string]Chunk) error {
 		if s == nil {
 			continue
 		}
-		var doc bindex.Document
-		err := guard("load chunk "+id, func() (err error) {
-			doc, err = s.rd.Document(id)
-			return err
-		})
+		c, ok, err := s.rd.chunk(id)
 		if err != nil {
 			return fmt.Errorf("load chunks: %w", err)
 		}
-		if doc == nil {
-			continue
+		if ok {
+			metas[id] = c
 		}
-		doc.VisitFields(func(f bindex.Field) {
-			var c Chunk
-			if f.Name() == fChunk && json.Unmarshal(f.Value(), &c) == nil {
-				metas[id] = c
-			}
-		})
 	}
 	return nil
 }

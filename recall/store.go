@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/internal/filecache"
 )
 
 // storeFile records one file the index reads besides the manifest (the
@@ -28,20 +28,16 @@ type storeFile struct {
 }
 
 // stamp is the stat data that moves whenever a file is written.
-type stamp struct {
-	size, mtime, ctime int64
-	ino                uint64
-}
+type stamp = filecache.Stamp
 
-func stampOf(fi fs.FileInfo) stamp {
-	ctime, ino := layout.StatID(fi)
-	return stamp{fi.Size(), fi.ModTime().UnixNano(), ctime, ino}
-}
+func stampOf(fi fs.FileInfo) stamp { return filecache.StampOf(fi) }
 
-func (r *storeFile) stamp() stamp { return stamp{r.Size, r.MTime, r.CTime, r.Ino} }
+func (r *storeFile) stamp() stamp {
+	return stamp{Size: r.Size, MTime: r.MTime, CTime: r.CTime, Ino: r.Ino}
+}
 
 func (r *storeFile) setStamp(st stamp) {
-	r.Size, r.MTime, r.CTime, r.Ino = st.size, st.mtime, st.ctime, st.ino
+	r.Size, r.MTime, r.CTime, r.Ino = st.Size, st.MTime, st.CTime, st.Ino
 }
 
 // verifiedFiles remembers, per path, the stat data of files this process

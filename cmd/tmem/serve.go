@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -58,6 +59,7 @@ under way and exit 0.`,
 			if opts.allowRemote && opts.http == "" {
 				return usageErrorf("--allow-remote goes with --http")
 			}
+			f.perTaskGC()
 			ctx, stop := signal.NotifyContext(background(cmd), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return f.serve(ctx, opts)
@@ -90,6 +92,7 @@ func (f *factory) serve(ctx context.Context, opts *serveOptions) error {
 		return err
 	}
 	iopts.SyncLeavesBacklog = true // the background embedder sees to it
+	iopts.FileClock = time.Now     // keep the files hits come from between calls
 	ix, err := recall.Open(ws, iopts)
 	if err != nil {
 		return err
@@ -97,7 +100,7 @@ func (f *factory) serve(ctx context.Context, opts *serveOptions) error {
 	defer ix.Close()
 	svc, err := serve.New(serve.Options{
 		Workspace: ws, Index: ix, Now: clock, Teammate: opts.teammate, Lead: opts.lead,
-		Warn: func(msg string) { f.warnf("%s", msg) }, Version: version(),
+		FileClock: time.Now, Warn: func(msg string) { f.warnf("%s", msg) }, Version: version(),
 	})
 	if err != nil {
 		return err

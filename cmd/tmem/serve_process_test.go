@@ -12,7 +12,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tmemhq/tmem/internal/filecache"
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/layout/layouttest"
 )
 
 // dailyEntries reads a daily log as heading → entry text.
@@ -212,6 +215,58 @@ func TestServeFreshness(t *testing.T) {
 			want := hitRanges(t, []byte(runCLI(t, dir, "--json", "recall", "--teammate", "beacon", st.query)))
 			if strings.Join(got, " ") != strings.Join(want, " ") {
 				t.Errorf("server answered\n  %v\nfresh CLI recall answered\n  %v", got, want)
+			}
+		})
+	}
+}
+
+// TestServeContextFreshness changes the files a stack shows behind the
+// server's back; each next memory_context must be what tmem context
+// prints on the same files. The files settle first (older than
+// filecache.RacyWindow), so that the server keeps them between calls, and
+// every edit keeps the file's size and mtime: only the inode change time
+// says that it changed.
+func TestServeContextFreshness(t *testing.T) {
+	dir := exampleWorkspace(t)
+	time.Sleep(filecache.RacyWindow + 100*time.Millisecond)
+	cs := startStdio(t, dir, "--teammate", "beacon")
+	task := "What must be on staging for the Kestrel demo?"
+	edit := func(rel, from, to string) func(t *testing.T) {
+		return func(t *testing.T) {
+			layouttest.EditKeepingTimes(t, filepath.Join(dir, filepath.FromSlash(rel)), from, to)
+		}
+	}
+	steps := []struct {
+		name   string
+		change func(t *testing.T)
+		want   string // in the stack
+	}{
+		{"first call", nil, "Swap aliases, never indexes"},
+		{"unchanged", nil, "Swap aliases, never indexes"},
+		{"WISDOM.md edited", edit("beacon/WISDOM.md", "never indexes", "NEVER INDEXES"), "NEVER INDEXES"},
+		{"today's log edited", edit("beacon/memory/2026-11-20.md", "Merged the fix", "MERGED THE FIX"), "MERGED THE FIX"},
+		{"a recalled memory edited", edit("beacon/memory/project_bulk_lookup.md", "on staging", "ON STAGING"), "ON STAGING"},
+		{"GOALS.md removed", func(t *testing.T) {
+			if err := os.Remove(filepath.Join(dir, "beacon", "GOALS.md")); err != nil {
+				t.Fatal(err)
+			}
+		}, "GOALS.md` does not exist yet"},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			if st.change != nil {
+				st.change(t)
+			}
+			res := callTool(t, cs, "memory_context", map[string]any{"task": task})
+			got := resultText(res)
+			if res.IsError {
+				t.Fatalf("memory_context: %s", got)
+			}
+			if want := runCLI(t, dir, "-q", "context", "--teammate", "beacon", task); got != want {
+				t.Errorf("server's stack differs from tmem context:\n--- server\n%s\n--- cli\n%s", got, want)
+			}
+			if !strings.Contains(got, st.want) {
+				t.Errorf("the stack does not show %q", st.want)
 			}
 		})
 	}

@@ -61,10 +61,10 @@ func testServeTools(t *testing.T, start startServe) {
 
 	t.Run("memory_context is tmem context", func(t *testing.T) {
 		var out struct {
-			Teammate    string `json:"teammate"`
-			Text        string `json:"text"`
-			TotalTokens int    `json:"total_tokens"`
-			RecallMode  string `json:"recall_mode"`
+			Teammate    string  `json:"teammate"`
+			Text        *string `json:"text"`
+			TotalTokens int     `json:"total_tokens"`
+			RecallMode  string  `json:"recall_mode"`
 			Sections    []struct {
 				Name   string `json:"name"`
 				Tokens int    `json:"tokens"`
@@ -72,11 +72,14 @@ func testServeTools(t *testing.T, start startServe) {
 		}
 		res := toolOK(t, cs, "memory_context", map[string]any{"teammate": "beacon", "task": task}, &out)
 		want := runCLI(t, dir, "-q", "context", "--teammate", "beacon", task)
-		if out.Text != want {
-			t.Errorf("memory_context text differs from tmem context:\n--- tool\n%s\n--- cli\n%s", out.Text, want)
+		if got := resultText(res); got != want {
+			t.Errorf("memory_context text content differs from tmem context:\n--- tool\n%s\n--- cli\n%s", got, want)
 		}
-		if resultText(res) != want {
-			t.Error("the text content is not the stack")
+		if len(res.Content) != 1 {
+			t.Errorf("memory_context sent %d content blocks, want the stack alone", len(res.Content))
+		}
+		if out.Text != nil {
+			t.Error("the structured content repeats the stack")
 		}
 		if out.Teammate != "beacon" || out.TotalTokens == 0 || out.RecallMode != "bm25" || len(out.Sections) < 5 {
 			t.Errorf("manifest summary %+v", out)

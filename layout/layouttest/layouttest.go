@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/txtar"
@@ -79,4 +80,29 @@ func Copy(t testing.TB, src string) *layout.Workspace {
 		t.Fatal(err)
 	}
 	return ws
+}
+
+// EditKeepingTimes replaces the first old in the file at path with new,
+// of the same length, and sets the file's mtime back: the size and mtime
+// stay, and only the content and the inode change time show the edit,
+// which a cache keyed on stat data must notice.
+func EditKeepingTimes(t testing.TB, path, old, new string) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) || len(old) != len(new) {
+		t.Fatalf("%s: cannot replace %q with %q (missing, or another length)", path, old, new)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), fi.Mode().Perm()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
 }

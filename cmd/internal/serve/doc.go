@@ -12,6 +12,9 @@
 // Data enters as tool calls and as file changes made by anyone: a
 // watcher marks the index stale when a memory file changes, and searches
 // sync only then (with no watcher, every search runs recall's stat sync).
+// Files that memory_context parses and the lines of the files hits come
+// from are kept between calls under their stat data (memctx.Cache,
+// recall.Options.FileClock), so an unchanged file costs one stat a call.
 // Data leaves as tool results; writes go through layout, under the
 // teammate's lock, atomically.
 //

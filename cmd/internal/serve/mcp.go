@@ -16,7 +16,7 @@ func (s *Service) Server() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tmem", Title: "tmem memory", Version: s.ver}, &mcp.ServerOptions{
 		Instructions: s.instructions(),
 	})
-	addTool(srv, "memory_context", "Build the prompt stack for a task: SOUL, goals, wisdom, memories recalled with the task, recent daily logs, session state, roster, memory instructions, date and the task. Call it before each task and put the text in front of the prompt.",
+	addTool(srv, "memory_context", "Build the prompt stack for a task: SOUL, goals, wisdom, memories recalled with the task, recent daily logs, session state, roster, memory instructions, date and the task. Call it before each task and put the text in front of the prompt. The stack is the text content; the structured content summarizes its manifest (tokens per section, budget, recall mode, notes).",
 		s.Context, func(o ContextOutput) string { return o.Text })
 	addTool(srv, "memory_search", "Search a teammate's memory (typed memories, summaries, wisdom, older daily logs, the archive, CROSS-TEAM.md) by keywords and meaning. Each hit has a ref path:start-end to read more with memory_get.",
 		s.Search, renderSearch)

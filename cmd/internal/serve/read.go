@@ -21,10 +21,14 @@ type ContextInput struct {
 	Tokenizer string `json:"tokenizer,omitempty" jsonschema:"token counter: o200k (default), cl100k or chars4 (a cheap estimate)"`
 }
 
-// ContextOutput is the prompt stack and a summary of its manifest.
+// ContextOutput is the prompt stack and a summary of its manifest. The
+// stack goes to the client once, as the result's text content; the
+// structured content is the summary alone (a stack is some 100 KiB, and
+// encoding it twice was a third of a call).
 type ContextOutput struct {
-	Teammate    string           `json:"teammate"`
-	Text        string           `json:"text" jsonschema:"the prompt stack, byte for byte what tmem context prints"`
+	Teammate string `json:"teammate"`
+	// Text is the prompt stack, byte for byte what tmem context prints.
+	Text        string           `json:"-"`
 	TotalTokens int              `json:"total_tokens"`
 	Budget      memctx.Budget    `json:"budget"`
 	RecallMode  string           `json:"recall_mode" jsonschema:"hybrid, bm25 or off"`
@@ -63,7 +67,7 @@ func (s *Service) Context(ctx context.Context, in ContextInput) (ContextOutput, 
 	}
 	res, err := memctx.Build(ctx, s.ws, memctx.Options{
 		Teammate: name, Task: in.Task, Budget: in.Budget, Tokenizer: tok,
-		Now: s.now, Location: s.loc, Recaller: recaller{s}, Warn: s.warn,
+		Now: s.now, Location: s.loc, Recaller: recaller{s}, Cache: s.files, Warn: s.warn,
 	})
 	if err != nil {
 		return ContextOutput{}, err

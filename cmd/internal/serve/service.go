@@ -28,6 +28,10 @@ type Options struct {
 	// Lead lets a bound session read every teammate; a teammate whose
 	// SOUL.md says "lead: true" is a lead without it.
 	Lead bool
+	// FileClock, when set, is the wall clock (never a fixed one) that
+	// lets memory_context keep parsed files between calls under their stat
+	// data (see memctx.Cache); nil reads them on every call.
+	FileClock func() time.Time
 	// Warn receives notices (a watcher that could not start, a context
 	// build that lost something); nil discards them.
 	Warn func(msg string)
@@ -45,6 +49,7 @@ type Service struct {
 	warn  func(string)
 	ver   string
 	fresh *freshness
+	files *memctx.Cache // nil without Options.FileClock
 	// barrier, set by Watch, makes sure the watcher has reported every
 	// change made before a search that would skip its sync.
 	barrier *barrier
@@ -75,10 +80,14 @@ func New(opts Options) (*Service, error) {
 	if warn == nil {
 		warn = func(string) {}
 	}
-	return &Service{
+	s := &Service{
 		ws: opts.Workspace, ix: opts.Index, now: opts.Now, loc: opts.Location, scope: sc,
 		warn: warn, ver: opts.Version, fresh: newFreshness(), toks: map[string]memctx.Tokenizer{},
-	}, nil
+	}
+	if opts.FileClock != nil {
+		s.files = memctx.NewCache(opts.FileClock)
+	}
+	return s, nil
 }
 
 // Teammate is the teammate the session is bound to ("" for none), and
