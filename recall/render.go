@@ -18,13 +18,7 @@ func WriteHits(w io.Writer, hits []Hit) error {
 		if i > 0 {
 			fmt.Fprintln(bw)
 		}
-		head := h.Name
-		switch {
-		case head == "":
-			head = h.Heading
-		case h.Heading != "" && h.Heading != head:
-			head += " — " + h.Heading
-		}
+		head := h.Title()
 		fmt.Fprintf(bw, "%s:%d-%d  [%s %.3f %s]", h.Path, h.StartLine, h.EndLine, h.Kind, h.Score, strings.Join(h.Reason, ","))
 		if head != "" {
 			fmt.Fprintf(bw, "  %s", head)
@@ -38,4 +32,17 @@ func WriteHits(w io.Writer, hits []Hit) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// Title names what a hit comes from: its memory's name and its entry's
+// heading ("Search alias cutover — Alias > Why"), or whichever of the two
+// it has. A hit's text does not repeat its heading.
+func (h Hit) Title() string {
+	switch {
+	case h.Name == "":
+		return h.Heading
+	case h.Heading != "" && h.Heading != h.Name:
+		return h.Name + " — " + h.Heading
+	}
+	return h.Name
 }
