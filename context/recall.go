@@ -190,13 +190,7 @@ func (b *builder) alreadyIn(h recall.Hit, better []recall.Hit, decided []RecallI
 // hitBlock renders one recalled memory: a heading, its source and the
 // chunk's text with its headings nested below.
 func (b *builder) hitBlock(h recall.Hit) block {
-	title := h.Name
-	switch {
-	case title == "":
-		title = h.Heading
-	case h.Heading != "" && h.Heading != title:
-		title += " — " + h.Heading
-	}
+	title := h.Title()
 	if title == "" {
 		title = strings.TrimSuffix(path.Base(h.Path), ".md")
 	}

@@ -38,13 +38,20 @@ func chunkArchive(f layout.File, src []byte, opts ChunkOptions) ([]Chunk, error)
 // archivedFile is the file an archive section holds, classified by its
 // own name so that it is dated as it was.
 func archivedFile(archive layout.File, s layout.ArchiveSection) layout.File {
-	sub, name := "memory", s.Source
-	if i := strings.LastIndex(s.Source, "/"); i >= 0 {
-		sub, name = "memory/"+s.Source[:i], s.Source[i+1:]
-	}
+	sub, name := archivedSource(s.Source)
 	f := layout.Classify(archive.Teammate, sub, name)
 	f.Path = archive.Path
 	return f
+}
+
+// archivedSource splits an archived source ("2026-03-09.md",
+// "weekly/2026-W10.md") into the teammate sub-folder it came from and its
+// file name.
+func archivedSource(source string) (sub, name string) {
+	if i := strings.LastIndex(source, "/"); i >= 0 {
+		return "memory/" + source[:i], source[i+1:]
+	}
+	return "memory", source
 }
 
 // dateKind is the kind whose date tokens a chunk gets: an archived

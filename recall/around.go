@@ -9,7 +9,9 @@ import (
 
 // A passage is shown as whole lines of its file: a chunk that starts in
 // the middle of a line (a long entry split at a sentence) gets the whole
-// line, so a speaker or tag at its start is not cut. Then it is widened
+// line, so a speaker or tag at its start is not cut. The entry's "##"
+// heading line is left out (the hit's Heading holds it), unless the
+// passage is nothing else. Then it is widened
 // by up to ContextLines lines before and after, within its entry, each
 // side adding at most ContextTokens tokens: a line that answers without
 // the query's words, next to one that has them, comes along. Passages of
@@ -129,6 +131,11 @@ func (f *fileText) boundary(n int) bool {
 		strings.HasPrefix(l, "<!-- tmem:archive ") || strings.HasPrefix(l, "<!-- tmem:end ") || l == "---"
 }
 
+// entryHeading reports whether line n is a "##" heading.
+func (f *fileText) entryHeading(n int) bool {
+	return strings.HasPrefix(f.line(n), "## ") || strings.TrimSpace(f.line(n)) == "##"
+}
+
 // entryOf returns the lines of the entry that holds lines from..to: from
 // its "##" heading (when it has one) to the line before the next.
 func (f *fileText) entryOf(from, to int) (lo, hi int) {
@@ -136,7 +143,7 @@ func (f *fileText) entryOf(from, to int) (lo, hi int) {
 	for n := from; n >= 1; n-- {
 		if f.boundary(n) {
 			lo = n + 1
-			if strings.HasPrefix(f.line(n), "## ") || strings.TrimSpace(f.line(n)) == "##" {
+			if f.entryHeading(n) {
 				lo = n
 			}
 			break
@@ -211,6 +218,13 @@ func withContext(ws *layout.Workspace, texts *filecache.Cache[*fileText], rs []r
 			continue
 		}
 		lo, hi := f.entryOf(from, to)
+		if lo < to && f.entryHeading(lo) {
+			// The hit's Heading names the entry: its text starts below
+			// the heading line, which context never adds either.
+			for lo++; lo < to && f.quiet(lo); lo++ {
+			}
+			from = max(from, lo)
+		}
 		c.StartLine, c.EndLine = f.widen(from, to, lo, hi, lines, tokens)
 		at[i] = place{f, lo, hi}
 	}

@@ -22,7 +22,7 @@ type span struct {
 // chosen, in the same entry, joins it and takes no place of its own. A
 // passage's score is its decayed score, so that the order stays by score.
 func passages(rs []ranked, k int, decay float64) []ranked {
-	rs = preferLogs(uniqueText(rs))
+	rs = preferLogs(dropCopies(rs))
 	groups := make([]string, len(rs))
 	for i, x := range rs {
 		groups[i] = x.chunk.group()

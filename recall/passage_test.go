@@ -88,6 +88,9 @@ func TestPassagesOfOneFile(t *testing.T) {
 				if h.Text != linesOf(h.StartLine, h.EndLine) {
 					t.Errorf("%s:%d-%d shows\n%s\nwant those lines:\n%s", h.Path, h.StartLine, h.EndLine, h.Text, linesOf(h.StartLine, h.EndLine))
 				}
+				if strings.Contains(h.Text, "## Standup notes") {
+					t.Errorf("passage %d-%d repeats the entry's heading, which its Heading holds:\n%s", h.StartLine, h.EndLine, h.Text)
+				}
 				if strings.Contains(h.Text, "## Lunch") || strings.Contains(h.Text, "# 2026-09-01\n") {
 					t.Errorf("passage %d-%d runs outside its entry:\n%s", h.StartLine, h.EndLine, h.Text)
 				}
@@ -104,6 +107,33 @@ func TestPassagesOfOneFile(t *testing.T) {
 				if !found {
 					t.Errorf("no passage shows all of %s:\n%s", tags, fmt.Sprint(got))
 				}
+			}
+		})
+	}
+}
+
+// TestHeadingShownOnce: a hit's text starts below its entry's heading
+// line, which its Heading holds, unless the entry is only a heading.
+func TestHeadingShownOnce(t *testing.T) {
+	ws := exactWorkspace(t, map[string]string{
+		"2026-09-02.md": "# 2026-09-02\n\n## Deployed the kiwi flags\n\n- every region, no alert\n\n## Paged about walrus\n",
+	})
+	ix, _ := openIndex(t, ws, Options{})
+	tests := []struct {
+		name, query, text, lines string
+	}{
+		{"an entry with a body", "kiwi flags deployed", "- every region, no alert", "5-5"},
+		{"an entry that is only a heading", "paged walrus", "## Paged about walrus", "7-7"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits := runSearch(t, ix, Query{Text: tt.query, Teammates: []string{"beacon"}, Mode: ModeBM25, RecencyDepth: -1})
+			if len(hits) == 0 {
+				t.Fatalf("no hit for %q", tt.query)
+			}
+			h := hits[0]
+			if got := fmt.Sprintf("%d-%d", h.StartLine, h.EndLine); h.Text != tt.text || got != tt.lines {
+				t.Errorf("hit %s:%s shows %q, want lines %s showing %q", h.Path, got, h.Text, tt.lines, tt.text)
 			}
 		})
 	}

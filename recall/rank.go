@@ -3,6 +3,9 @@ package recall
 import (
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/tmemhq/tmem/layout"
 )
 
 // Fusion names how BM25 and vector results are combined.
@@ -190,20 +193,77 @@ func boost(r Ranking, rs []ranked) {
 	sortRanked(rs)
 }
 
-// uniqueText drops every chunk whose text, spacing aside, is the text of a
-// chunk ranked above it.
-func uniqueText(rs []ranked) []ranked {
-	seen := map[string]bool{}
+// dropCopies drops every chunk that is a copy of a better-ranked one: its
+// text, spacing aside, is the other's, both belong to the log (dailies,
+// weekly and monthly summaries, and those in the archive), they come from
+// different files (or archived sources), and the times they speak for
+// overlap. That is what compaction leaves behind: a day copied into a
+// weekly summary, a monthly's day copied from a weekly now in the archive.
+// The same words on two different days are two events, and a typed
+// memory, WISDOM.md or CROSS-TEAM.md saying what a daily says is a memory
+// of its own: both are kept.
+func dropCopies(rs []ranked) []ranked {
+	type record struct {
+		group    string
+		from, to time.Time
+	}
+	seen := map[string][]record{}
 	out := rs[:0:0]
 	for _, x := range rs {
-		key := spaced(x.chunk.Text)
-		if seen[key] {
+		from, to, ok := logDays(x.chunk)
+		if !ok {
+			out = append(out, x)
 			continue
 		}
-		seen[key] = true
+		key := spaced(x.chunk.Text)
+		g := x.chunk.group()
+		copied := false
+		for _, r := range seen[key] {
+			if r.group != g && !from.After(r.to) && !r.from.After(to) {
+				copied = true
+				break
+			}
+		}
+		if copied {
+			continue
+		}
+		seen[key] = append(seen[key], record{g, from, to})
 		out = append(out, x)
 	}
 	return out
+}
+
+// logDays returns the first and last day a chunk of the log speaks for:
+// a daily's day, a weekly summary's seven days, a monthly summary's
+// weeks (every week that touches its month, as compaction rolls them up),
+// and the same for each in the archive. A chunk that is not part
+// of the log, or has no date, has none.
+func logDays(c Chunk) (from, to time.Time, ok bool) {
+	d := dateOf(c.Date)
+	if d.IsZero() {
+		return d, d, false
+	}
+	switch recordKind(c) {
+	case layout.KindDaily:
+		return d, d, true
+	case layout.KindWeekly:
+		return d, d.AddDate(0, 0, 6), true
+	case layout.KindMonthly:
+		first := time.Date(d.Year(), d.Month(), 1, 0, 0, 0, 0, time.UTC)
+		last := first.AddDate(0, 1, -1)
+		return layout.WeekOf(first).Start(), layout.WeekOf(last).Start().AddDate(0, 0, 6), true
+	}
+	return d, d, false
+}
+
+// recordKind is the kind of file a chunk was written in: for a section
+// of the archive, the kind of the file archived there.
+func recordKind(c Chunk) layout.Kind {
+	if c.Kind != string(layout.KindArchive) || c.Source == "" {
+		return layout.Kind(c.Kind)
+	}
+	sub, name := archivedSource(c.Source)
+	return layout.Classify(c.Teammate, sub, name).Kind
 }
 
 // mergeChunks joins two neighbouring chunks of one entry, a before b,

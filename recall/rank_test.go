@@ -162,3 +162,73 @@ func TestWithRecency(t *testing.T) {
 		})
 	}
 }
+
+// logChunk is a chunk of the log (or a memory) with a date, a source
+// when archived, and the given text.
+func logChunk(path string, ord int, kind, date, source, text string, score float64) ranked {
+	x := rk(path, ord, kind, score)
+	x.chunk.Teammate, x.chunk.Date, x.chunk.Source, x.chunk.Text = "beacon", date, source, text
+	if source != "" {
+		x.chunk.Section = 10 * (ord + 1)
+	}
+	return x
+}
+
+// TestDropCopies: the same words are one memory only where compaction
+// copied them (the same time, in two files of the log); two days that
+// say the same thing, or a memory repeating a daily, stay two.
+func TestDropCopies(t *testing.T) {
+	const line = "- Rotated the staging database password"
+	tests := []struct {
+		name string
+		in   []ranked
+		want string
+	}{
+		{"the same line on two days", []ranked{
+			logChunk("d1", 0, "daily", "2026-03-03", "", line, 2),
+			logChunk("d2", 0, "daily", "2026-03-10", "", line, 1)}, "d1#0,d2#0"},
+		{"a typed memory repeating a daily", []ranked{
+			logChunk("d", 0, "daily", "2026-03-03", "", line, 2),
+			logChunk("t", 0, "typed", "2026-03-03", "", line, 1)}, "d#0,t#0"},
+		{"a daily repeating WISDOM.md", []ranked{
+			logChunk("w", 0, "wisdom", "", "", line, 2),
+			logChunk("d", 0, "daily", "2026-03-03", "", line, 1)}, "w#0,d#0"},
+		{"two entries of one daily", []ranked{
+			logChunk("d", 0, "daily", "2026-03-03", "", line, 2),
+			logChunk("d", 4, "daily", "2026-03-03", "", line, 1)}, "d#0,d#4"},
+		{"a weekly's copy of a day of its week", []ranked{
+			logChunk("wk", 0, "weekly", "2026-03-02", "", line, 2),
+			logChunk("d", 0, "daily", "2026-03-08", "", line, 1)}, "wk#0"},
+		{"a weekly of another week", []ranked{
+			logChunk("wk", 0, "weekly", "2026-03-09", "", line, 2),
+			logChunk("d", 0, "daily", "2026-03-08", "", line, 1)}, "wk#0,d#0"},
+		{"spacing aside", []ranked{
+			logChunk("d", 0, "daily", "2026-03-03", "", line, 2),
+			logChunk("a", 0, "archive", "2026-03-03", "2026-03-03.md", "-  Rotated the\nstaging database   password", 1)}, "d#0"},
+		{"a monthly's day copied from an archived weekly", []ranked{
+			logChunk("a", 0, "archive", "2026-03-02", "weekly/2026-W10.md", line, 2),
+			logChunk("m", 0, "monthly", "2026-03-01", "", line, 1)}, "a#0"},
+		{"a monthly and a day of a week it shares with the next month", []ranked{
+			logChunk("m", 0, "monthly", "2026-09-01", "", line, 2),
+			logChunk("d", 0, "daily", "2026-10-02", "", line, 1)}, "m#0"},
+		{"a monthly and a day of another month", []ranked{
+			logChunk("m", 0, "monthly", "2026-09-01", "", line, 2),
+			logChunk("d", 0, "daily", "2026-10-05", "", line, 1)}, "m#0,d#0"},
+		{"two archived sources of one archive file", []ranked{
+			logChunk("a", 0, "archive", "2026-03-02", "weekly/2026-W10.md", line, 2),
+			logChunk("a", 3, "archive", "2026-03-04", "2026-03-04.md", line, 1)}, "a#0"},
+		{"an archived typed memory is no log", []ranked{
+			logChunk("m", 0, "monthly", "2026-03-01", "", line, 2),
+			logChunk("x", 0, "archive", "2026-03-04", "", line, 1)}, "m#0,x#0"},
+		{"different words", []ranked{
+			logChunk("wk", 0, "weekly", "2026-03-02", "", line, 2),
+			logChunk("d", 0, "daily", "2026-03-03", "", line+" again", 1)}, "wk#0,d#0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ids(dropCopies(tt.in)); got != tt.want {
+				t.Errorf("dropCopies = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}

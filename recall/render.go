@@ -8,8 +8,9 @@ import (
 )
 
 // WriteHits writes hits as text, one block per hit: a path:start-end
-// header with the kind, score and what found it, then the chunk text,
-// indented. A hit whose chunk has no vector yet says so in its header.
+// header with the kind, score, what found it and the memory's name and
+// entry heading (the text does not repeat the heading), then the chunk
+// text, indented. A hit whose chunk has no vector yet says so in its header.
 // It is how tmem recall and the memory server show hits.
 func WriteHits(w io.Writer, hits []Hit) error {
 	bw := bufio.NewWriter(w)
@@ -17,10 +18,7 @@ func WriteHits(w io.Writer, hits []Hit) error {
 		if i > 0 {
 			fmt.Fprintln(bw)
 		}
-		head := h.Heading
-		if h.Name != "" {
-			head = h.Name
-		}
+		head := h.Title()
 		fmt.Fprintf(bw, "%s:%d-%d  [%s %.3f %s]", h.Path, h.StartLine, h.EndLine, h.Kind, h.Score, strings.Join(h.Reason, ","))
 		if head != "" {
 			fmt.Fprintf(bw, "  %s", head)
@@ -34,4 +32,17 @@ func WriteHits(w io.Writer, hits []Hit) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// Title names what a hit comes from: its memory's name and its entry's
+// heading ("Search alias cutover — Alias > Why"), or whichever of the two
+// it has. A hit's text does not repeat its heading.
+func (h Hit) Title() string {
+	switch {
+	case h.Name == "":
+		return h.Heading
+	case h.Heading != "" && h.Heading != h.Name:
+		return h.Name + " — " + h.Heading
+	}
+	return h.Name
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSearchFinds(t *testing.T) {
@@ -306,4 +307,32 @@ func TestEmbedderFailures(t *testing.T) {
 			t.Errorf("vector hits after recovery: %+v", hits)
 		}
 	})
+}
+
+// TestCopiesShownOnce: a line a weekly summary copied from its daily is
+// one hit; the same line on another day, and a typed memory saying it
+// too, are hits of their own.
+func TestCopiesShownOnce(t *testing.T) {
+	const line = "- Rotated the staging database password\n"
+	ws := exactWorkspace(t, map[string]string{
+		"2026-03-03.md":                 "# 2026-03-03\n\n## Ops\n" + line,
+		"2026-03-10.md":                 "# 2026-03-10\n\n## Ops\n" + line,
+		"weekly/2026-W10.md":            "---\ntype: weekly\nweek: 2026-W10\nteammate: beacon\nperiod: 2026-03-02 to 2026-03-08\n---\n## 2026-03-03\n" + line,
+		"project_staging_password.md":   "---\nname: Staging password\ndescription: rotated by hand\ntype: project\n---\n" + line,
+		"2026-03-04.md":                 "# 2026-03-04\n\n## Ops\n- Rotated the production database password\n",
+		"reference_rotation_runbook.md": "---\nname: Rotation runbook\ntype: reference\n---\nThe runbook for rotating passwords.\n",
+	})
+	ix, _ := openIndex(t, ws, Options{Now: func() time.Time { return time.Date(2026, 4, 20, 12, 0, 0, 0, time.UTC) }})
+	hits := runSearch(t, ix, Query{Text: "rotated staging database password", Teammates: []string{"beacon"}, Mode: ModeBM25, RecencyDepth: -1})
+	got := map[string]int{}
+	for _, h := range hits {
+		if strings.Contains(h.Text, strings.TrimSpace(line)) {
+			got[h.Path]++
+		}
+	}
+	copies := got["beacon/memory/2026-03-03.md"] + got["beacon/memory/weekly/2026-W10.md"]
+	if copies != 1 || got["beacon/memory/2026-03-10.md"] != 1 || got["beacon/memory/project_staging_password.md"] != 1 {
+		t.Errorf("hits holding the line, by file: %v; want one of the daily of 2026-03-03 and its weekly copy, "+
+			"the daily of 2026-03-10 and the typed memory once each", got)
+	}
 }

@@ -39,7 +39,9 @@ Ranking: BM25 and vector scores are fused, typed memories are boosted over
 episodic summaries, each hit is a passage (several may come from one file;
 neighbouring chunks of an entry that both rank merge into one), shown as the
 whole lines it covers plus one short line of context before and after
-within its entry, and the --recency-depth most recent weekly summaries are
+within its entry (its heading is in the hit's header, not repeated below),
+a copy compaction made of a line shown once (the same words on two days
+are two hits), and the --recency-depth most recent weekly summaries are
 always included.`,
 		Example: `  tmem recall --teammate beacon "search alias cutover"
   tmem recall --teammate beacon,quill -k 5 --json "kestrel demo"
