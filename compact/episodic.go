@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmemhq/tmem/internal/lazyregexp"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -136,7 +137,7 @@ func (pl *planner) weekly(id string, wi *weekInfo) {
 			return
 		}
 		if !srcs.has(pl.memRel(d.Path), d.SHA) {
-			todo = append(todo, Source{Path: d.Path, Label: d.Date.Format(layout.DateLayout), Text: string(d.Body), Where: where})
+			todo = append(todo, Source{Path: d.Path, Label: d.Date.Format(layout.DateLayout), Text: string(d.Body), Where: logTarget(pl.memRel(d.Path), where)})
 			facts = append(facts, d)
 		}
 		srcs.add(pl.memRel(d.Path), d.SHA, where)
@@ -181,14 +182,34 @@ func (pl *planner) writeSummary(ub *unit, rel string, doc *layout.Doc, req Reque
 }
 
 // relocate points a summary's "Log: <daily>.md" lines at the archive once
-// those dailies are archived.
+// those dailies are archived. A citation by archive lines, which a merge
+// of the archive can shift, becomes one by the source's name.
 func relocate(body string, srcs *sourceList) string {
-	for _, r := range srcs.refs {
+	for i, r := range srcs.refs {
+		if m := lineCitation().FindStringSubmatch(r.Where); m != nil {
+			body = strings.ReplaceAll(body, "\n"+logPrefix+r.Where+"\n", "\n"+logPrefix+logTarget(r.File, m[1])+"\n")
+			srcs.refs[i].Where, r.Where = m[1], m[1]
+		}
 		if r.Where != "" && r.Where != r.File {
-			body = strings.ReplaceAll(body, "\n"+logPrefix+r.File+"\n", "\n"+logPrefix+r.Where+"\n")
+			body = strings.ReplaceAll(body, "\n"+logPrefix+r.File+"\n", "\n"+logPrefix+logTarget(r.File, r.Where)+"\n")
 		}
 	}
 	return body
+}
+
+// lineCitation matches the archive citation by lines older versions
+// wrote ("archive/2026-03.md:12-40").
+var lineCitation = lazyregexp.New(`^(` + layout.ArchiveDir + `/[^\s:]+\.md):\d+-\d+$`)
+
+// logTarget is what a day section's "Log:" line says of the source file
+// whose full text is at where: the file while it is still in memory/, else
+// "<file> in <archive file>", the section of that archive file with the
+// file's name. "" when the full text is kept nowhere.
+func logTarget(file, where string) string {
+	if where == "" || where == file {
+		return where
+	}
+	return file + " in " + where
 }
 
 // widen returns the period "from to to" that covers p and [from, to].
@@ -289,7 +310,7 @@ func (pl *planner) monthWeek(ub *unit, wi *weekInfo, m string, srcs *sourceList)
 			return nil, nil, err
 		}
 		if !listed.has(pl.memRel(d.Path), d.SHA) {
-			todo = append(todo, Source{Path: d.Path, Label: d.Date.Format(layout.DateLayout), Text: string(d.Body), Where: where})
+			todo = append(todo, Source{Path: d.Path, Label: d.Date.Format(layout.DateLayout), Text: string(d.Body), Where: logTarget(pl.memRel(d.Path), where)})
 			facts = append(facts, d)
 		}
 		srcs.add(pl.memRel(d.Path), d.SHA, where)
