@@ -10,15 +10,16 @@ import (
 
 // archiveLog plans the archive copy of a daily log or weekly summary that
 // leaves memory/ (its content b, hash sha) into the month file of month,
-// and plans its deletion. It returns the archive file that holds the copy,
+// and plans its deletion (or its replacement by stub, when not nil). It
+// returns the archive file that holds the copy,
 // relative to the memory folder ("archive/2026-03.md"): the copy is the
 // section of that file with the source's name and hash, a citation no
 // merge of the archive can shift. A copy already archived (by an earlier,
 // interrupted run) is reused. With the archive off the file is just
 // deleted and where is "".
-func (ub *unit) archiveLog(rel string, b []byte, sha, month string) (string, error) {
+func (ub *unit) archiveLog(rel string, b []byte, sha, month string, stub []byte) (string, error) {
 	if !ub.pl.o.archive() {
-		ub.remove(rel, sha, "")
+		ub.remove(rel, sha, "", stub)
 		return "", nil
 	}
 	arel := layout.ArchivePath(ub.pl.name, month)
@@ -42,7 +43,7 @@ func (ub *unit) archiveLog(rel string, b []byte, sha, month string) (string, err
 			return "", fmt.Errorf("archive %s: the new section for %s does not read back", arel, src)
 		}
 	}
-	ub.remove(rel, sha, arel)
+	ub.remove(rel, sha, arel, stub)
 	return ub.pl.memRel(arel), nil
 }
 
@@ -71,7 +72,7 @@ func findSection(secs []layout.ArchiveSection, source, sha string) (layout.Archi
 // by another memory gets the content hash before ".md".
 func (ub *unit) archiveTyped(rel string, b []byte, sha string) (string, error) {
 	if !ub.pl.o.archive() {
-		ub.remove(rel, sha, "")
+		ub.remove(rel, sha, "", nil)
 		return "", nil
 	}
 	file := path.Base(rel)
@@ -89,7 +90,7 @@ func (ub *unit) archiveTyped(rel string, b []byte, sha string) (string, error) {
 				return "", err
 			}
 		}
-		ub.remove(rel, sha, arel)
+		ub.remove(rel, sha, arel, nil)
 		return ub.pl.memRel(arel), nil
 	}
 	return "", fmt.Errorf("archive %s: both %s and its hashed name are taken by other memories", rel, file)

@@ -128,10 +128,13 @@ func (pl *planner) weekly(id string, wi *weekInfo) {
 	var todo []Source
 	var facts []dayFile
 	for _, d := range wi.dailies {
+		if pl.stubOnly(ub, d) {
+			continue
+		}
 		where := pl.memRel(d.Path)
 		if pl.recent(d.Date) {
 			pl.p.Kept = append(pl.p.Kept, Kept{Path: d.Path, Reason: fmt.Sprintf("in the last %d days, which context injects directly; archived by a later run", pl.o.KeepRecentDays)})
-		} else if where, err = ub.archiveLog(d.Path, d.Body, d.SHA, d.Date.Format("2006-01")); err != nil {
+		} else if where, err = ub.archiveLog(d.Path, d.Body, d.SHA, d.Date.Format("2006-01"), pl.stubOf(d)); err != nil {
 			ub.abandon()
 			pl.fail(id, err)
 			return
@@ -143,6 +146,10 @@ func (pl *planner) weekly(id string, wi *weekInfo) {
 		srcs.add(pl.memRel(d.Path), d.SHA, where)
 	}
 	req := Request{Kind: KindWeekly, Teammate: pl.name, Unit: wi.wk.String(), Period: layout.Period(wi.wk.Start(), wi.wk.End()), Sources: todo, Budget: pl.o.WeeklyBudget}
+	if doc == nil && len(srcs.refs) == 0 {
+		ub.done() // only stubs, nothing to summarise
+		return
+	}
 	if err := pl.writeSummary(ub, rel, doc, req, "week", srcs, facts); err != nil {
 		ub.abandon()
 		pl.fail(id, err)
@@ -289,7 +296,7 @@ func (pl *planner) monthWeek(ub *unit, wi *weekInfo, m string, srcs *sourceList)
 			return nil, nil, err
 		}
 		weeklySrcs = readSources(d)
-		where, err := ub.archiveLog(wi.weekly.Path, mf.Content, mf.Last, m)
+		where, err := ub.archiveLog(wi.weekly.Path, mf.Content, mf.Last, m, nil)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -305,7 +312,10 @@ func (pl *planner) monthWeek(ub *unit, wi *weekInfo, m string, srcs *sourceList)
 	var todo []Source
 	var facts []dayFile
 	for _, d := range wi.dailies {
-		where, err := ub.archiveLog(d.Path, d.Body, d.SHA, d.Date.Format("2006-01"))
+		if pl.stubOnly(ub, d) {
+			continue
+		}
+		where, err := ub.archiveLog(d.Path, d.Body, d.SHA, d.Date.Format("2006-01"), pl.stubOf(d))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -335,4 +345,25 @@ func appendRef(refs []sourceRef, r sourceRef) []sourceRef {
 		}
 	}
 	return append(refs, r)
+}
+
+// stubOnly reports whether d is a compacted daily's stub with nothing
+// appended since; a stub old enough to go is planned for deletion.
+func (pl *planner) stubOnly(ub *unit, d dayFile) bool {
+	if !layout.IsBareStub(d.Date, d.Body) {
+		return false
+	}
+	if pl.stubOf(d) == nil {
+		ub.remove(d.Path, d.SHA, "", nil)
+	}
+	return true
+}
+
+// stubOf returns the stub that replaces the daily d once it is compacted,
+// nil when d is old enough to be deleted outright (or stubs are off).
+func (pl *planner) stubOf(d dayFile) []byte {
+	if pl.o.KeepStubDays < 0 || !layout.InRecentWindow(d.Date, pl.now, pl.o.KeepStubDays+1) {
+		return nil
+	}
+	return layout.DailyStub(d.Date, pl.o.archive())
 }

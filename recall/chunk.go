@@ -117,6 +117,9 @@ func (c Chunk) EmbedText() string {
 // slip) is read leniently as "key: value" lines (layout.ParseLenient), so
 // the file is still found.
 func ChunkFile(f layout.File, src []byte, opts ChunkOptions) ([]Chunk, error) {
+	if f.Kind == layout.KindDaily && layout.IsBareStub(f.Date, src) {
+		return nil, nil // a compacted daily's stub: its text is in the archive
+	}
 	if f.Kind == layout.KindArchive && f.Month != "" {
 		cs, err := chunkArchive(f, src, opts.withDefaults())
 		return capChunks(cs), err

@@ -225,3 +225,35 @@ func TestSummaryDayGroupsWithItsLog(t *testing.T) {
 		})
 	}
 }
+
+// A compacted daily's stub yields no chunk (its text is found in the
+// archive); entries appended to it since are found.
+func TestStubChunks(t *testing.T) {
+	d := time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC)
+	f := layout.File{Teammate: "beacon", Kind: layout.KindDaily, Path: "beacon/memory/2026-03-09.md", Date: d}
+	tests := []struct {
+		name string
+		src  string
+		want int
+	}{
+		{"bare stub", string(layout.DailyStub(d, true)), 0},
+		{"stub with an entry appended", string(layout.DailyStub(d, true)) + "\n## Late\n\nPaged on the outage.\n", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs, err := ChunkFile(f, []byte(tt.src), ChunkOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, c := range cs {
+				if strings.Contains(c.Text, "Paged") {
+					n++
+				}
+			}
+			if tt.want == 0 && len(cs) != 0 || tt.want > 0 && n != tt.want {
+				t.Errorf("chunks %+v, want %d holding the entry", cs, tt.want)
+			}
+		})
+	}
+}
