@@ -353,16 +353,19 @@ func (pl *planner) stubOnly(ub *unit, d dayFile) bool {
 	if !layout.IsBareStub(d.Date, d.Body) {
 		return false
 	}
-	if pl.stubOf(d) == nil {
+	if pl.o.KeepStubDays < 0 || !layout.InRecentWindow(d.Date, pl.now, pl.o.KeepStubDays+1) {
 		ub.remove(d.Path, d.SHA, "", nil)
 	}
 	return true
 }
 
-// stubOf returns the stub that replaces the daily d once it is compacted,
-// nil when d is old enough to be deleted outright (or stubs are off).
+// stubOf returns the stub that replaces the daily d once it is
+// compacted, nil when stubs are off. A daily is never deleted outright,
+// however old: another machine that compacted it earlier left the same
+// stub, which git then merges without a conflict; the stub goes by a
+// later run.
 func (pl *planner) stubOf(d dayFile) []byte {
-	if pl.o.KeepStubDays < 0 || !layout.InRecentWindow(d.Date, pl.now, pl.o.KeepStubDays+1) {
+	if pl.o.KeepStubDays < 0 {
 		return nil
 	}
 	return layout.DailyStub(d.Date, pl.o.archive())

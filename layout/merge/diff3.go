@@ -77,11 +77,15 @@ func chunk(b, o, t []unit, union bool, seen map[string]bool) piece {
 		return piece{conflict: true, ours: o, theirs: t}
 	}
 	var kept []unit
+	at := map[string]int{}
 	for _, u := range p.units {
 		if union && seen[u.id] {
+			if i, ok := at[u.id]; ok && first(u, kept[i]) {
+				kept[i] = u
+			}
 			continue
 		}
-		seen[u.id] = true
+		seen[u.id], at[u.id] = true, len(kept)
 		kept = append(kept, u)
 	}
 	p.units = kept
@@ -98,16 +102,23 @@ func added(b, side []unit) []unit {
 }
 
 // interleave merges two runs of added units by key, keeping each run's
-// own order, and drops units of t that o holds too.
+// own order, and drops units of t that o holds too. Of two units with one
+// id and different text (two machines archived the same file on different
+// days), the first in order is kept, whichever side it came from.
 func interleave(o, t []unit) []unit {
-	in := map[string]bool{}
-	for _, u := range o {
-		in[u.id] = true
+	in := map[string]int{}
+	for i, u := range o {
+		in[u.id] = i
 	}
+	o = append([]unit(nil), o...)
 	var rest []unit
 	for _, u := range t {
-		if !in[u.id] {
+		i, ok := in[u.id]
+		switch {
+		case !ok:
 			rest = append(rest, u)
+		case first(u, o[i]):
+			o[i] = u
 		}
 	}
 	out := make([]unit, 0, len(o)+len(rest))
@@ -125,6 +136,9 @@ func interleave(o, t []unit) []unit {
 }
 
 func order(u unit) string { return u.key + "\x00" + u.id }
+
+// first reports whether u goes before v of the same id: by order, then text.
+func first(u, v unit) bool { return order(u)+"\x00"+u.text < order(v)+"\x00"+v.text }
 
 func same(x, y []unit) bool {
 	if len(x) != len(y) {
