@@ -53,10 +53,23 @@ func merge3(base, ours, theirs []unit, union bool) []piece {
 		if k == len(base) {
 			return out
 		}
-		out = append(out, piece{units: []unit{ours[oe]}})
+		out = append(out, piece{units: []unit{anchor(base[k], ours[oe], theirs[te])}})
 		seen[ours[oe].id] = true
 		i, a, b = k+1, oe+1, te+1
 	}
+}
+
+// anchor returns the version of a unit all three hold (by id) that the
+// merge keeps: the one a side changed the text of (an archive section
+// archived again on another day); of two changes, the first in order.
+func anchor(b, o, t unit) unit {
+	switch {
+	case o.text == b.text:
+		return t
+	case t.text == b.text, first(o, t):
+		return o
+	}
+	return t
 }
 
 // chunk merges one stretch between anchors.

@@ -127,3 +127,73 @@ func TestMergeArchiveCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestSummariesWithGit: two machines add different entries to the same
+// old daily and each compacts it; the two weekly summaries hold each
+// other's lines in part only. The merge keeps one summary holding both,
+// with the sources of both, and both machines end with the same files,
+// whose citations all name an archived copy of their day.
+func TestSummariesWithGit(t *testing.T) {
+	gitEnv(t)
+	origin := newOrigin(t, useDriver, func(c *clone) {
+		c.log(t, day, "Moved the queue", "The queue moved to the new host.")
+	})
+	a, b := newClone(t, origin, "a", useDriver), newClone(t, origin, "b", useDriver)
+	for i, c := range []*clone{a, b} {
+		c.logOn(t, "2026-03-09", day.Add(time.Duration(i+1)*time.Hour), fmt.Sprintf("Machine %d fixed a bug", i), "Fixed it.")
+		compactAt(t, c, day.AddDate(0, 0, 8+i), 0)
+		c.commit(t, "log and compact")
+	}
+	a.push(t)
+	if out, err := b.pull(t); err != nil {
+		t.Fatalf("merge conflicted:\n%s", out)
+	}
+	b.push(t)
+	if out, err := a.pull(t); err != nil {
+		t.Fatalf("pull back: %v\n%s", err, out)
+	}
+	const rel = "beacon/memory/weekly/2026-W11.md"
+	if ta, tb := tree(t, a), tree(t, b); diffFiles(ta, tb) != "" {
+		t.Fatalf("the machines differ:\n%s", diffFiles(ta, tb))
+	}
+	weekly := string(b.read(t, rel))
+	for _, s := range []string{"- Moved the queue", "- Machine 0 fixed a bug", "- Machine 1 fixed a bug"} {
+		if strings.Count(weekly, s) != 1 {
+			t.Errorf("%q: not once in the weekly:\n%s", s, weekly)
+		}
+	}
+	d, err := layout.Parse(rel, []byte(weekly))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(d.List("sources")); got != 2 {
+		t.Errorf("%d sources, want one per version of the daily:\n%s", got, weekly)
+	}
+	if checkCitations(t, tree(t, b)) == 0 {
+		t.Error("no summary cites a log")
+	}
+}
+
+// checkCitations checks every summary's "Log: <file> in <archive>" line
+// names an archive file holding a section of that file, and returns how
+// many it checked.
+func checkCitations(t *testing.T, files map[string]string) int {
+	t.Helper()
+	n := 0
+	for p, s := range files {
+		if !strings.Contains(p, "/weekly/") && !strings.Contains(p, "/monthly/") {
+			continue
+		}
+		for _, l := range strings.Split(s, "\n") {
+			src, arch, ok := strings.Cut(strings.TrimPrefix(l, "Log: "), " in ")
+			if !strings.HasPrefix(l, "Log: ") || !ok {
+				continue
+			}
+			n++
+			if !strings.Contains(files["beacon/memory/"+arch], "<!-- tmem:archive "+src+" sha256:") {
+				t.Errorf("%s: %q: %s holds no section of %s", p, l, arch, src)
+			}
+		}
+	}
+	return n
+}
