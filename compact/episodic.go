@@ -353,19 +353,18 @@ func (pl *planner) stubOnly(ub *unit, d dayFile) bool {
 	if !layout.IsBareStub(d.Date, d.Body) {
 		return false
 	}
-	if pl.o.KeepStubDays < 0 || !layout.InRecentWindow(d.Date, pl.now, pl.o.KeepStubDays+1) {
+	if pl.stubOf(d) == nil {
 		ub.remove(d.Path, d.SHA, "", nil)
 	}
 	return true
 }
 
-// stubOf returns the stub that replaces the daily d once it is
-// compacted, nil when stubs are off. A daily is never deleted outright,
-// however old: another machine that compacted it earlier left the same
-// stub, which git then merges without a conflict; the stub goes by a
-// later run.
+// stubOf returns the stub that replaces the daily d once it is compacted,
+// nil when d is already too old to keep one (or stubs are off): then d is
+// deleted, as its stub would be by the next run, and a second run with
+// the same clock has nothing to do.
 func (pl *planner) stubOf(d dayFile) []byte {
-	if pl.o.KeepStubDays < 0 {
+	if pl.o.KeepStubDays < 0 || !layout.InRecentWindow(d.Date, pl.now, pl.o.KeepStubDays+1) {
 		return nil
 	}
 	return layout.DailyStub(d.Date, pl.o.archive())
