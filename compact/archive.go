@@ -10,13 +10,16 @@ import (
 
 // archiveLog plans the archive copy of a daily log or weekly summary that
 // leaves memory/ (its content b, hash sha) into the month file of month,
-// and plans its deletion. It returns where the copy is, relative to the
-// memory folder ("archive/2026-03.md:12-40"). A copy already archived (by
-// an earlier, interrupted run) is reused. With the archive off the file is
-// just deleted and where is "".
-func (ub *unit) archiveLog(rel string, b []byte, sha, month string) (string, error) {
+// and plans its deletion (or its replacement by stub, when not nil). It
+// returns the archive file that holds the copy,
+// relative to the memory folder ("archive/2026-03.md"): the copy is the
+// section of that file with the source's name and hash, a citation no
+// merge of the archive can shift. A copy already archived (by an earlier,
+// interrupted run) is reused. With the archive off the file is just
+// deleted and where is "".
+func (ub *unit) archiveLog(rel string, b []byte, sha, month string, stub []byte) (string, error) {
 	if !ub.pl.o.archive() {
-		ub.remove(rel, sha, "")
+		ub.remove(rel, sha, "", stub)
 		return "", nil
 	}
 	arel := layout.ArchivePath(ub.pl.name, month)
@@ -25,8 +28,7 @@ func (ub *unit) archiveLog(rel string, b []byte, sha, month string) (string, err
 		return "", err
 	}
 	src := ub.pl.memRel(rel)
-	sec, ok := findSection(secs, src, sha)
-	if !ok {
+	if _, ok := findSection(secs, src, sha); !ok {
 		mf, err := ub.pl.file(arel)
 		if err != nil {
 			return "", err
@@ -37,12 +39,12 @@ func (ub *unit) archiveLog(rel string, b []byte, sha, month string) (string, err
 		if secs, err = ub.pl.archiveSections(arel); err != nil {
 			return "", err
 		}
-		if sec, ok = findSection(secs, src, sha); !ok {
+		if _, ok := findSection(secs, src, sha); !ok {
 			return "", fmt.Errorf("archive %s: the new section for %s does not read back", arel, src)
 		}
 	}
-	ub.remove(rel, sha, arel)
-	return fmt.Sprintf("%s:%d-%d", ub.pl.memRel(arel), sec.Header+1, sec.Header+max(sec.Lines, 1)), nil
+	ub.remove(rel, sha, arel, stub)
+	return ub.pl.memRel(arel), nil
 }
 
 // archiveSections parses an archive file as planned.
@@ -70,7 +72,7 @@ func findSection(secs []layout.ArchiveSection, source, sha string) (layout.Archi
 // by another memory gets the content hash before ".md".
 func (ub *unit) archiveTyped(rel string, b []byte, sha string) (string, error) {
 	if !ub.pl.o.archive() {
-		ub.remove(rel, sha, "")
+		ub.remove(rel, sha, "", nil)
 		return "", nil
 	}
 	file := path.Base(rel)
@@ -88,7 +90,7 @@ func (ub *unit) archiveTyped(rel string, b []byte, sha string) (string, error) {
 				return "", err
 			}
 		}
-		ub.remove(rel, sha, arel)
+		ub.remove(rel, sha, arel, nil)
 		return ub.pl.memRel(arel), nil
 	}
 	return "", fmt.Errorf("archive %s: both %s and its hashed name are taken by other memories", rel, file)

@@ -48,6 +48,12 @@ type Options struct {
 	// directly; they are deleted by a later run. 0 means
 	// layout.RecentDays; negative means none.
 	KeepRecentDays int
+	// KeepStubDays is how old a compacted daily's stub (see
+	// layout.DailyStub) gets before a run deletes it: until then a git
+	// merge of an entry another machine appended to that day runs the
+	// merge driver instead of stopping on a modify/delete conflict. 0
+	// means 28; negative means no stubs (compacted dailies are deleted).
+	KeepStubDays int
 	// WisdomBudget is WISDOM.md's size limit in tokens (chars/4); over it,
 	// merges are suggested. 0 means 2000.
 	WisdomBudget int
@@ -114,6 +120,7 @@ func (o *Options) defaults() error {
 	}
 	setDefault(&o.KeepWeeks, 52)
 	setDefault(&o.KeepRecentDays, layout.RecentDays)
+	setDefault(&o.KeepStubDays, 28)
 	setDefault(&o.WisdomBudget, 2000)
 	setDefault(&o.WeeklyBudget, DefaultWeeklyBudget)
 	setDefault(&o.MonthlyBudget, DefaultMonthlyBudget)
@@ -192,11 +199,13 @@ type Write struct {
 // Delete removes Path if its content hash is still SHA; a file that changed
 // since planning is kept and merged by a later run. When Archive is set,
 // the file is deleted only once that archive file holds a copy that
-// restores it exactly.
+// restores it exactly. When Stub is set, the file is replaced by it
+// instead of removed (a compacted daily's stub, see layout.DailyStub).
 type Delete struct {
 	Path    string `json:"path"`
 	SHA     string `json:"sha256"`
 	Archive string `json:"archive,omitempty"`
+	Stub    string `json:"stub,omitempty"`
 }
 
 // Failure is a unit that was not done.

@@ -2,6 +2,8 @@ package compact
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"reflect"
 	"strings"
@@ -109,7 +111,7 @@ func TestEpisodicGolden(t *testing.T) {
 // merged, not skipped and not duplicated.
 func TestLateDailyMerged(t *testing.T) {
 	ws := genWorkspace(t, day("2025-09-01"), day("2026-11-18"), 2, twoDays)
-	opts := Options{Episodic: true, Now: fixed("2026-11-18")}
+	opts := Options{Episodic: true, KeepStubDays: -1, Now: fixed("2026-11-18")}
 	if _, err := Run(context.Background(), ws, opts); err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +166,7 @@ func TestWeeklyShorter(t *testing.T) {
 	for _, f := range mustFiles(t, ws, "beacon") {
 		dailies += f.Size
 	}
-	if _, err := Run(context.Background(), ws, Options{Episodic: true, Now: fixed("2026-11-18")}); err != nil {
+	if _, err := Run(context.Background(), ws, Options{Episodic: true, KeepStubDays: -1, Now: fixed("2026-11-18")}); err != nil {
 		t.Fatal(err)
 	}
 	var weeklies int64
@@ -209,7 +211,7 @@ func TestDryRun(t *testing.T) {
 func TestDailyChangedDuringCompaction(t *testing.T) {
 	ws := genWorkspace(t, day("2026-11-02"), day("2026-11-08"), 2, nil)
 	entry := "Decision: appended while compaction ran"
-	opts := Options{Episodic: true, Now: fixed("2026-11-25")}
+	opts := Options{Episodic: true, KeepStubDays: -1, Now: fixed("2026-11-25")}
 	opts.afterStep = func(n int) {
 		if n == 1 { // the journal is written; nothing applied yet
 			if _, err := ws.AppendDaily(context.Background(), "beacon", day("2026-11-04"), "Late", entry); err != nil {
@@ -227,7 +229,7 @@ func TestDailyChangedDuringCompaction(t *testing.T) {
 	if got := paths(t, ws, "beacon", layout.KindDaily); !reflect.DeepEqual(got, []string{"2026-11-04.md"}) {
 		t.Fatalf("dailies left %q", got)
 	}
-	res, err = Run(context.Background(), ws, Options{Episodic: true, Now: fixed("2026-11-25")})
+	res, err = Run(context.Background(), ws, Options{Episodic: true, KeepStubDays: -1, Now: fixed("2026-11-25")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +248,7 @@ func TestFactKeepsFrontmatter(t *testing.T) {
 	mem := "---\n# reviewed by ana; keep\nname: 'Pin versions'\ndescription: \"Pin tool versions in CI\"\nowner: ana   # ask her first\ntype: feedback\ntags: [ci, tools]\n---\n\nLesson: pin tool versions in CI.\n"
 	ws := fromTxtar(t, "-- beacon/SOUL.md --\n# Beacon\n-- beacon/memory/feedback_pin_versions.md --\n"+mem+
 		"-- beacon/memory/2026-11-02.md --\n# 2026-11-02\n\n## CI\n\n- Lesson: pin tool versions in CI, always\n")
-	if _, err := Run(context.Background(), ws, Options{Episodic: true, Now: fixed("2026-11-18")}); err != nil {
+	if _, err := Run(context.Background(), ws, Options{Episodic: true, KeepStubDays: -1, Now: fixed("2026-11-18")}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(ws.Abs("beacon/memory/feedback_pin_versions.md"))
@@ -263,7 +265,7 @@ func TestFactKeepsFrontmatter(t *testing.T) {
 // compaction deletes what it summarised and writes no archive.
 func TestNoArchive(t *testing.T) {
 	ws := genWorkspace(t, day("2025-09-01"), day("2026-11-18"), 2, twoDays)
-	if _, err := Run(context.Background(), ws, Options{NoArchive: true, Now: fixed("2026-11-18")}); err != nil {
+	if _, err := Run(context.Background(), ws, Options{NoArchive: true, KeepStubDays: -1, Now: fixed("2026-11-18")}); err != nil {
 		t.Fatal(err)
 	}
 	if a := paths(t, ws, "beacon", layout.KindArchive); len(a) != 0 {
@@ -275,5 +277,52 @@ func TestNoArchive(t *testing.T) {
 	w, _ := os.ReadFile(ws.Abs("beacon/memory/weekly/2026-W45.md"))
 	if strings.Contains(string(w), "archive/") {
 		t.Errorf("a summary cites an archive that is off:\n%s", w)
+	}
+}
+
+// TestDailyStubs: a compacted daily is left as its stub, so that a git
+// merge of an entry another machine appended to it runs the merge driver;
+// an entry appended to the stub is folded in by the next run, which
+// leaves the same stub; the stub goes once it is KeepStubDays old.
+func TestDailyStubs(t *testing.T) {
+	const rel = "beacon/memory/2026-11-02.md"
+	ws := fromTxtar(t, "-- beacon/SOUL.md --\n"+soul+"-- beacon/memory/2026-11-02.md --\n# 2026-11-02\n\n## Moved the queue\n\nThe queue moved to the new host.\n")
+	d := day("2026-11-02")
+	steps := []struct {
+		name, now string
+		appended  string // entry appended to the stub before the run
+		want      string // the daily after the run; "" for gone
+	}{
+		{"compaction leaves the stub", "2026-11-18", "", string(layout.DailyStub(d, true))},
+		{"an entry appended to the stub is folded in", "2026-11-19", "\n## Late entry\n\nPaged on the outage.\n", string(layout.DailyStub(d, true))},
+		{"a young stub stays", "2026-11-30", "", string(layout.DailyStub(d, true))},
+		{"an old stub goes", "2026-12-01", "", ""},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			if st.appended != "" {
+				writeFile(t, ws, rel, string(layout.DailyStub(d, true))+st.appended, d)
+			}
+			if _, err := Run(context.Background(), ws, Options{Episodic: true, Now: fixed(st.now)}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(ws.Abs(rel))
+			if st.want == "" && !errors.Is(err, fs.ErrNotExist) || st.want != "" && string(got) != st.want {
+				t.Errorf("daily after the run: %q (%v), want %q", got, err, st.want)
+			}
+		})
+	}
+	weekly, err := os.ReadFile(ws.Abs("beacon/memory/weekly/2026-W45.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch, err := os.ReadFile(ws.Abs("beacon/memory/archive/2026-11.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"Moved the queue", "Late entry"} {
+		if strings.Count(string(weekly), "- "+s) != 1 || strings.Count(string(arch), "## "+s) != 1 {
+			t.Errorf("%q: want one bullet in the weekly and one copy in the archive:\n%s\n%s", s, weekly, arch)
+		}
 	}
 }

@@ -28,6 +28,7 @@ import (
 //	  monthly_budget: 4000         # tokens per monthly summary
 //	  keep_weeks: 52
 //	  keep_recent_days: 7
+//	  keep_stub_days: 28           # how long a compacted daily's stub stays (negative: no stubs)
 //	  archive: true                # false: delete what compaction removes (the spec's plain deletion)
 const ConfigFile = "tmem.yaml"
 
@@ -42,6 +43,7 @@ type Config struct {
 	MonthlyBudget  int          `yaml:"monthly_budget"`
 	KeepWeeks      int          `yaml:"keep_weeks"`
 	KeepRecentDays int          `yaml:"keep_recent_days"`
+	KeepStubDays   int          `yaml:"keep_stub_days"`
 	// Archive keeps what compaction removes in memory/archive/; unset
 	// means true.
 	Archive *bool `yaml:"archive"`
@@ -141,6 +143,9 @@ func (c Config) Apply(opts *Options) {
 	}
 	if opts.KeepRecentDays == 0 {
 		opts.KeepRecentDays = c.KeepRecentDays
+	}
+	if opts.KeepStubDays == 0 {
+		opts.KeepStubDays = c.KeepStubDays
 	}
 	if opts.WeeklyBudget == 0 {
 		opts.WeeklyBudget = c.WeeklyBudget

@@ -66,7 +66,7 @@ func TestConfig(t *testing.T) {
 		})
 	}
 	t.Run("retention settings", func(t *testing.T) {
-		ws := fromTxtar(t, "-- tmem.yaml --\ncompact:\n  wisdom_budget: 500\n  keep_weeks: 26\n  keep_recent_days: -1\n")
+		ws := fromTxtar(t, "-- tmem.yaml --\ncompact:\n  wisdom_budget: 500\n  keep_weeks: 26\n  keep_recent_days: -1\n  keep_stub_days: 10\n")
 		cfg, err := LoadConfig(ws)
 		if err != nil {
 			t.Fatal(err)
@@ -75,8 +75,8 @@ func TestConfig(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if o.WisdomBudget != 500 || o.KeepWeeks != 26 || o.KeepRecentDays != -1 {
-			t.Errorf("got budget %d, keep weeks %d, recent days %d", o.WisdomBudget, o.KeepWeeks, o.KeepRecentDays)
+		if o.WisdomBudget != 500 || o.KeepWeeks != 26 || o.KeepRecentDays != -1 || o.KeepStubDays != 10 {
+			t.Errorf("got budget %d, keep weeks %d, recent days %d, stub days %d", o.WisdomBudget, o.KeepWeeks, o.KeepRecentDays, o.KeepStubDays)
 		}
 	})
 }

@@ -17,7 +17,11 @@
 //     the files it absorbed, with a hash of their content and where they
 //     now are, in its `sources:` frontmatter. Dailies still within
 //     layout.RecentDays stay until a later run, because the context
-//     builder injects them directly.
+//     builder injects them directly. A compacted daily is left as its
+//     stub (layout.DailyStub) until it is Options.KeepStubDays old, so
+//     that git merges another machine's late entries to it with the
+//     merge driver; entries appended to a stub are added to the day's
+//     summary by the next run.
 //   - Semantic. Typed memories (feedback and project) that say the same
 //     thing, by Similarity, become one WISDOM.md entry (rule, why, how to
 //     apply) citing its sources by content hash, or reinforce the entry

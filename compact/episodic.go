@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmemhq/tmem/internal/lazyregexp"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -127,21 +128,28 @@ func (pl *planner) weekly(id string, wi *weekInfo) {
 	var todo []Source
 	var facts []dayFile
 	for _, d := range wi.dailies {
+		if pl.stubOnly(ub, d) {
+			continue
+		}
 		where := pl.memRel(d.Path)
 		if pl.recent(d.Date) {
 			pl.p.Kept = append(pl.p.Kept, Kept{Path: d.Path, Reason: fmt.Sprintf("in the last %d days, which context injects directly; archived by a later run", pl.o.KeepRecentDays)})
-		} else if where, err = ub.archiveLog(d.Path, d.Body, d.SHA, d.Date.Format("2006-01")); err != nil {
+		} else if where, err = ub.archiveLog(d.Path, d.Body, d.SHA, d.Date.Format("2006-01"), pl.stubOf(d)); err != nil {
 			ub.abandon()
 			pl.fail(id, err)
 			return
 		}
 		if !srcs.has(pl.memRel(d.Path), d.SHA) {
-			todo = append(todo, Source{Path: d.Path, Label: d.Date.Format(layout.DateLayout), Text: string(d.Body), Where: where})
+			todo = append(todo, Source{Path: d.Path, Label: d.Date.Format(layout.DateLayout), Text: string(d.Body), Where: logTarget(pl.memRel(d.Path), where)})
 			facts = append(facts, d)
 		}
 		srcs.add(pl.memRel(d.Path), d.SHA, where)
 	}
 	req := Request{Kind: KindWeekly, Teammate: pl.name, Unit: wi.wk.String(), Period: layout.Period(wi.wk.Start(), wi.wk.End()), Sources: todo, Budget: pl.o.WeeklyBudget}
+	if doc == nil && len(srcs.refs) == 0 {
+		ub.done() // only stubs, nothing to summarise
+		return
+	}
 	if err := pl.writeSummary(ub, rel, doc, req, "week", srcs, facts); err != nil {
 		ub.abandon()
 		pl.fail(id, err)
@@ -181,14 +189,34 @@ func (pl *planner) writeSummary(ub *unit, rel string, doc *layout.Doc, req Reque
 }
 
 // relocate points a summary's "Log: <daily>.md" lines at the archive once
-// those dailies are archived.
+// those dailies are archived. A citation by archive lines, which a merge
+// of the archive can shift, becomes one by the source's name.
 func relocate(body string, srcs *sourceList) string {
-	for _, r := range srcs.refs {
+	for i, r := range srcs.refs {
+		if m := lineCitation().FindStringSubmatch(r.Where); m != nil {
+			body = strings.ReplaceAll(body, "\n"+logPrefix+r.Where+"\n", "\n"+logPrefix+logTarget(r.File, m[1])+"\n")
+			srcs.refs[i].Where, r.Where = m[1], m[1]
+		}
 		if r.Where != "" && r.Where != r.File {
-			body = strings.ReplaceAll(body, "\n"+logPrefix+r.File+"\n", "\n"+logPrefix+r.Where+"\n")
+			body = strings.ReplaceAll(body, "\n"+logPrefix+r.File+"\n", "\n"+logPrefix+logTarget(r.File, r.Where)+"\n")
 		}
 	}
 	return body
+}
+
+// lineCitation matches the archive citation by lines older versions
+// wrote ("archive/2026-03.md:12-40").
+var lineCitation = lazyregexp.New(`^(` + layout.ArchiveDir + `/[^\s:]+\.md):\d+-\d+$`)
+
+// logTarget is what a day section's "Log:" line says of the source file
+// whose full text is at where: the file while it is still in memory/, else
+// "<file> in <archive file>", the section of that archive file with the
+// file's name. "" when the full text is kept nowhere.
+func logTarget(file, where string) string {
+	if where == "" || where == file {
+		return where
+	}
+	return file + " in " + where
 }
 
 // widen returns the period "from to to" that covers p and [from, to].
@@ -268,7 +296,7 @@ func (pl *planner) monthWeek(ub *unit, wi *weekInfo, m string, srcs *sourceList)
 			return nil, nil, err
 		}
 		weeklySrcs = readSources(d)
-		where, err := ub.archiveLog(wi.weekly.Path, mf.Content, mf.Last, m)
+		where, err := ub.archiveLog(wi.weekly.Path, mf.Content, mf.Last, m, nil)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -284,12 +312,15 @@ func (pl *planner) monthWeek(ub *unit, wi *weekInfo, m string, srcs *sourceList)
 	var todo []Source
 	var facts []dayFile
 	for _, d := range wi.dailies {
-		where, err := ub.archiveLog(d.Path, d.Body, d.SHA, d.Date.Format("2006-01"))
+		if pl.stubOnly(ub, d) {
+			continue
+		}
+		where, err := ub.archiveLog(d.Path, d.Body, d.SHA, d.Date.Format("2006-01"), pl.stubOf(d))
 		if err != nil {
 			return nil, nil, err
 		}
 		if !listed.has(pl.memRel(d.Path), d.SHA) {
-			todo = append(todo, Source{Path: d.Path, Label: d.Date.Format(layout.DateLayout), Text: string(d.Body), Where: where})
+			todo = append(todo, Source{Path: d.Path, Label: d.Date.Format(layout.DateLayout), Text: string(d.Body), Where: logTarget(pl.memRel(d.Path), where)})
 			facts = append(facts, d)
 		}
 		srcs.add(pl.memRel(d.Path), d.SHA, where)
@@ -314,4 +345,27 @@ func appendRef(refs []sourceRef, r sourceRef) []sourceRef {
 		}
 	}
 	return append(refs, r)
+}
+
+// stubOnly reports whether d is a compacted daily's stub with nothing
+// appended since; a stub old enough to go is planned for deletion.
+func (pl *planner) stubOnly(ub *unit, d dayFile) bool {
+	if !layout.IsBareStub(d.Date, d.Body) {
+		return false
+	}
+	if pl.stubOf(d) == nil {
+		ub.remove(d.Path, d.SHA, "", nil)
+	}
+	return true
+}
+
+// stubOf returns the stub that replaces the daily d once it is compacted,
+// nil when d is already too old to keep one (or stubs are off): then d is
+// deleted, as its stub would be by the next run, and a second run with
+// the same clock has nothing to do.
+func (pl *planner) stubOf(d dayFile) []byte {
+	if pl.o.KeepStubDays < 0 || !layout.InRecentWindow(d.Date, pl.now, pl.o.KeepStubDays+1) {
+		return nil
+	}
+	return layout.DailyStub(d.Date, pl.o.archive())
 }

@@ -43,7 +43,7 @@ func ExampleRun() {
 	// teammate: beacon
 	// period: 2026-03-09 to 2026-03-15
 	// sources:
-	// - 2026-03-10.md sha256:37ae3a679a73 archive/2026-03.md:6-11
+	// - 2026-03-10.md sha256:37ae3a679a73 archive/2026-03.md
 	// ---
 	//
 	// # Week 2026-W11
@@ -53,5 +53,5 @@ func ExampleRun() {
 	// - Refactored auth middleware — Moved session validation into its own module
 	//   - Decision: keep cookie-based auth for now
 	//
-	// Log: archive/2026-03.md:6-11
+	// Log: 2026-03-10.md in archive/2026-03.md
 }

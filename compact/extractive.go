@@ -37,6 +37,9 @@ const (
 // full log is.
 const logPrefix = "Log: "
 
+// nothingLogged is a day section's only bullet when its log has no entry.
+const nothingLogged = "- Nothing was logged."
+
 var dayHeading = lazyregexp.New(`^(\d{4}-\d{2}-\d{2})\b`)
 
 // Summarize implements Summarizer.
@@ -79,8 +82,12 @@ func budgetOf(req Request) int {
 // section is one "##" section of a summary. Key orders and matches them:
 // a day's date, or a week's Monday for text that is not a day section.
 type section struct {
-	Key  string
-	Day  bool // a day section, which a newer rendering of that day replaces
+	Key string
+	Day bool // a day section, which a newer rendering of that day replaces
+	// More is set on a day section rendered from a compacted daily's stub
+	// that gained entries: it adds them to that day's section instead of
+	// replacing it.
+	More bool
 	Text string
 	// digests, label and where are kept for a day section rendered in
 	// this run, so that the budget can render it again with less.
@@ -135,7 +142,8 @@ func sourceSections(kind Kind, src Source) ([]section, error) {
 	}
 	if kind == KindWeekly {
 		ds := digestDoc(d)
-		return []section{{Key: src.Label, Day: true, Text: renderDay(src.Label, ds, src.Where), digests: ds, label: src.Label, where: src.Where}}, nil
+		more := layout.HasStub([]byte(src.Text))
+		return []section{{Key: src.Label, Day: true, More: more, Text: renderDay(src.Label, ds, src.Where), digests: ds, label: src.Label, where: src.Where}}, nil
 	}
 	wk, err := layout.ParseWeek(src.Label)
 	if err != nil {
@@ -155,7 +163,8 @@ func sourceSections(kind Kind, src Source) ([]section, error) {
 }
 
 // mergeSections adds sections to a summary: a day already there is
-// replaced by its newer rendering, everything else keeps its place, and
+// replaced by its newer rendering (or, for entries appended to a compacted
+// daily's stub, gains their bullets), everything else keeps its place, and
 // the result is in date order (stable, so hand-written sections without a
 // date stay first).
 func mergeSections(old, add []section) []section {
@@ -164,6 +173,9 @@ func mergeSections(old, add []section) []section {
 		replaced := false
 		for i := range out {
 			if s.Day && out[i].Day && out[i].Key == s.Key {
+				if s.More {
+					s = moreOfDay(out[i], s)
+				}
 				out[i], replaced = s, true
 				break
 			}
@@ -174,6 +186,28 @@ func mergeSections(old, add []section) []section {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
+}
+
+// moreOfDay adds the bullets of add, a rendering of entries appended to a
+// compacted day, to that day's section: after its bullets, before its
+// "Log:" line, which names the same archived file.
+func moreOfDay(day, add section) section {
+	var items []string
+	for _, l := range strings.Split(add.Text, "\n")[1:] {
+		if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, logPrefix) && l != nothingLogged {
+			items = append(items, l)
+		}
+	}
+	lines := strings.Split(day.Text, "\n")
+	at := len(lines)
+	for at > 1 && (strings.TrimSpace(lines[at-1]) == "" || strings.HasPrefix(lines[at-1], logPrefix)) {
+		at--
+	}
+	out := append(append(append([]string{}, lines[:at]...), items...), lines[at:]...)
+	if log := logPrefix + add.where; add.where != "" && !strings.Contains(day.Text, log) {
+		out = append(out, "", log)
+	}
+	return section{Key: day.Key, Day: true, Text: strings.Join(out, "\n")}
 }
 
 // digest is what a summary keeps of one entry.
@@ -214,7 +248,7 @@ func renderDay(label string, ds []digest, where string) string {
 	var b strings.Builder
 	b.WriteString("## " + dayLabel(label) + "\n\n")
 	if len(ds) == 0 {
-		b.WriteString("- Nothing was logged.\n")
+		b.WriteString(nothingLogged + "\n")
 	}
 	for _, g := range ds {
 		b.WriteString(bullet(g) + "\n")

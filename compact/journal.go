@@ -170,7 +170,7 @@ func (j *journal) applyUnit(ctx context.Context, u Unit, res *Result) error {
 		if err != nil {
 			return fmt.Errorf("compact %s: %w", u.ID, err)
 		}
-		if cur == "" {
+		if cur == "" || d.Stub != "" && cur == sum([]byte(d.Stub)) {
 			continue
 		}
 		if cur != d.SHA {
@@ -180,13 +180,21 @@ func (j *journal) applyUnit(ctx context.Context, u Unit, res *Result) error {
 		if err := j.archived(u.Teammate, d); err != nil {
 			return fmt.Errorf("compact %s: %s is kept: %w", u.ID, d.Path, err)
 		}
-		if err := j.ws.Remove(d.Path); err != nil {
+		if err := j.removeOrStub(d); err != nil {
 			return fmt.Errorf("compact %s: %w", u.ID, err)
 		}
 		res.Deleted = append(res.Deleted, d.Path)
 		j.tick()
 	}
 	return nil
+}
+
+// removeOrStub removes a compacted file, or replaces it by its stub.
+func (j *journal) removeOrStub(d Delete) error {
+	if d.Stub == "" {
+		return j.ws.Remove(d.Path)
+	}
+	return j.ws.WriteFile(d.Path, []byte(d.Stub))
 }
 
 // remove deletes a journal file durably; one that does not exist is fine.

@@ -151,9 +151,10 @@ func (ub *unit) write(rel string, content []byte) error {
 }
 
 // remove plans deleting rel if its hash is still sha, once its archive
-// copy (a workspace-relative path, "" for none) is checked.
-func (ub *unit) remove(rel, sha, archive string) {
-	ub.u.Deletes = append(ub.u.Deletes, Delete{Path: rel, SHA: sha, Archive: archive})
+// copy (a workspace-relative path, "" for none) is checked; with a stub,
+// rel is replaced by it instead.
+func (ub *unit) remove(rel, sha, archive string, stub []byte) {
+	ub.u.Deletes = append(ub.u.Deletes, Delete{Path: rel, SHA: sha, Archive: archive, Stub: string(stub)})
 }
 
 // done adds the unit to the plan (or, when a model's text lacked support,

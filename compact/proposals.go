@@ -52,7 +52,11 @@ func (pl *planner) propose(u Unit, answers map[string]string, doubtful []string)
 		p.Changes = append(p.Changes, "write "+w.Path)
 	}
 	for _, d := range u.Deletes {
-		p.Changes = append(p.Changes, "delete "+d.Path)
+		verb := "delete "
+		if d.Stub != "" {
+			verb = "stub "
+		}
+		p.Changes = append(p.Changes, verb+d.Path)
 	}
 	pl.p.Proposals = append(pl.p.Proposals, p)
 }

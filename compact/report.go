@@ -36,12 +36,20 @@ func (p *Plan) WriteText(w io.Writer) error {
 			}
 			parts = append(parts, verb+" "+wr.Path)
 		}
-		if n := len(u.Deletes); n > 0 {
-			names := make([]string, 0, n)
-			for _, d := range u.Deletes {
-				names = append(names, d.Path[strings.LastIndex(d.Path, "/")+1:])
+		var deleted, stubbed []string
+		for _, d := range u.Deletes {
+			name := d.Path[strings.LastIndex(d.Path, "/")+1:]
+			if d.Stub != "" {
+				stubbed = append(stubbed, name)
+			} else {
+				deleted = append(deleted, name)
 			}
-			parts = append(parts, fmt.Sprintf("delete %d (%s)", n, strings.Join(names, ", ")))
+		}
+		if n := len(stubbed); n > 0 {
+			parts = append(parts, fmt.Sprintf("leave %d as stubs (%s)", n, strings.Join(stubbed, ", ")))
+		}
+		if n := len(deleted); n > 0 {
+			parts = append(parts, fmt.Sprintf("delete %d (%s)", n, strings.Join(deleted, ", ")))
 		}
 		fmt.Fprintf(&b, "%s: %s\n", u.ID, strings.Join(parts, "; "))
 	}

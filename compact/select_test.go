@@ -87,7 +87,7 @@ func TestWeekMonthSelection(t *testing.T) {
 			for _, d := range tt.days {
 				writeFile(t, ws, "beacon/memory/"+d+".md", genDay(day(d), 2), day(d))
 			}
-			if _, err := Run(context.Background(), ws, Options{Episodic: true, Now: fixed(tt.now)}); err != nil {
+			if _, err := Run(context.Background(), ws, Options{Episodic: true, KeepStubDays: -1, Now: fixed(tt.now)}); err != nil {
 				t.Fatal(err)
 			}
 			if tt.dailies == nil {

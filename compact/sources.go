@@ -11,9 +11,10 @@ import (
 
 // sourceRef is one item of a summary's `sources:` list: a file (relative
 // to the memory folder), the hash of the content summarised, and where
-// that content can be read now once it left memory/:
+// that content can be read now once it left memory/ (the archive file
+// whose section has the file's name and hash):
 //
-//   - 2026-03-09.md sha256:0123456789ab archive/2026-03.md:12-40
+//   - 2026-03-09.md sha256:0123456789ab archive/2026-03.md
 type sourceRef struct {
 	File  string
 	SHA   string // "sha256:" and 12 hex digits

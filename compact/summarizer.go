@@ -28,8 +28,9 @@ type Source struct {
 	Label string // "2026-03-09", "2026-W11" or the memory's name
 	Text  string // the file's body (frontmatter removed)
 	// Where the full text can be read once compaction is done, relative
-	// to the memory folder: "archive/2026-03.md:12-40", or the file itself
-	// while it stays.
+	// to the memory folder: "2026-03-09.md in archive/2026-03.md" (the
+	// section of that archive file with the file's name), or the file
+	// itself while it stays.
 	Where string
 }
 

@@ -215,7 +215,7 @@ func TestLLMBackends(t *testing.T) {
 			}
 			t.Run(backend+"/"+name, func(t *testing.T) {
 				ws := genWorkspace(t, day("2026-11-02"), day("2026-11-04"), 3, nil)
-				res, err := Run(context.Background(), ws, Options{Episodic: true, Now: fixed("2026-11-18"), Summarizer: backends[backend](t, tt.mode)})
+				res, err := Run(context.Background(), ws, Options{Episodic: true, KeepStubDays: -1, Now: fixed("2026-11-18"), Summarizer: backends[backend](t, tt.mode)})
 				weekly := "beacon/memory/weekly/2026-W45.md"
 				_, statErr := os.Stat(ws.Abs(weekly))
 				dailies := paths(t, ws, "beacon", layout.KindDaily)
@@ -263,7 +263,7 @@ func TestHostileModel(t *testing.T) {
 			calls := filepath.Join(t.TempDir(), "calls")
 			t.Setenv("FAKE_CALLS", calls)
 			ws := genWorkspace(t, day("2026-11-02"), day("2026-11-04"), 3, nil)
-			opts := Options{Episodic: true, Now: fixed("2026-11-18"), Summarizer: backends[backend](t, "hostile")}
+			opts := Options{Episodic: true, KeepStubDays: -1, Now: fixed("2026-11-18"), Summarizer: backends[backend](t, "hostile")}
 			res, err := Run(context.Background(), ws, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -292,7 +292,7 @@ func TestHostileModel(t *testing.T) {
 			if backend == "command" && countCalls(calls) != before {
 				t.Errorf("the model was asked again while its proposal is kept")
 			}
-			res, err = ApplyProposal(context.Background(), ws, p.ID, Options{Now: fixed("2026-11-18")})
+			res, err = ApplyProposal(context.Background(), ws, p.ID, Options{KeepStubDays: -1, Now: fixed("2026-11-18")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -310,7 +310,7 @@ func TestHostileModel(t *testing.T) {
 func TestDiscardProposalAndStaleApply(t *testing.T) {
 	installFake(t)
 	ws := genWorkspace(t, day("2026-11-02"), day("2026-11-04"), 3, nil)
-	opts := Options{Episodic: true, Now: fixed("2026-11-18"), Summarizer: backends["command"](t, "hostile")}
+	opts := Options{Episodic: true, KeepStubDays: -1, Now: fixed("2026-11-18"), Summarizer: backends["command"](t, "hostile")}
 	res, err := Run(context.Background(), ws, opts)
 	if err != nil || len(res.Plan.Proposals) != 1 {
 		t.Fatalf("%v %+v", err, res)
@@ -346,7 +346,7 @@ func TestCommandTimeoutKillsGroup(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "pid")
 	t.Setenv("FAKE_PIDFILE", pidfile)
 	ws := genWorkspace(t, day("2026-11-02"), day("2026-11-04"), 3, nil)
-	_, err := Run(context.Background(), ws, Options{Episodic: true, Now: fixed("2026-11-18"), Summarizer: backends["command"](t, "fork")})
+	_, err := Run(context.Background(), ws, Options{Episodic: true, KeepStubDays: -1, Now: fixed("2026-11-18"), Summarizer: backends["command"](t, "fork")})
 	if err == nil || !strings.Contains(err.Error(), "timed out") {
 		t.Fatalf("err = %v, want a timeout", err)
 	}
@@ -394,7 +394,7 @@ func TestDeadEndpointStopsEarly(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			calls.Store(0)
 			ws := genWorkspace(t, day("2026-09-07"), day("2026-11-04"), 1, nil) // 9 weeks
-			_, err := Run(context.Background(), ws, Options{Episodic: true, Now: fixed("2026-11-18"), Summarizer: OpenAI{BaseURL: url, Model: "test-model", APIKey: "test-key", Timeout: 10 * time.Second}})
+			_, err := Run(context.Background(), ws, Options{Episodic: true, KeepStubDays: -1, Now: fixed("2026-11-18"), Summarizer: OpenAI{BaseURL: url, Model: "test-model", APIKey: "test-key", Timeout: 10 * time.Second}})
 			if err == nil || !strings.Contains(err.Error(), "stopped after 3 summarizer failures in a row") {
 				t.Fatalf("err = %v", err)
 			}

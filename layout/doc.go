@@ -15,5 +15,9 @@
 // and merge conflict markers (ConflictMarkers), so readers never index or
 // show them; Check reports the markers with their lines.
 //
+// A daily log that compaction summarised and archived is left as a stub
+// (DailyStub; HasStub, IsBareStub recognise it) for a while, so that a git
+// merge with another machine's late entries to it runs the merge driver.
+//
 // Library code here never reads the clock: callers pass the time in.
 package layout

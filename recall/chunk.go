@@ -60,13 +60,14 @@ type Chunk struct {
 	// Source is, in an archive file, the archived file the chunk comes
 	// from (relative to the memory folder: "2026-03-09.md"), and Section
 	// the archive line its text starts on; a search returns at most one
-	// hit per archived source, as it does per file.
+	// hit per archived source (every copy of it), as it does per file.
 	Source  string `json:"source,omitempty"`
 	Section int    `json:"section,omitempty"`
 	// Cites is set on a summary's day section that says where the day's
-	// full log is ("Log: archive/2026-03.md:12-40"): the archived source,
-	// as "beacon/memory/archive/2026-03.md@12". A search shows such a day
-	// once: by its full log when that matched too.
+	// full log is ("Log: 2026-03-09.md in archive/2026-03.md"): the
+	// archived source, as "beacon/memory/archive/2026-03.md@2026-03-09.md".
+	// A search shows such a day once: by its full log when that matched
+	// too.
 	Cites string `json:"cites,omitempty"`
 	Text  string `json:"text"`
 }
@@ -77,14 +78,16 @@ func (c Chunk) group() string {
 	switch {
 	case c.Cites != "":
 		return c.Cites
-	case c.Section > 0:
-		return fmt.Sprintf("%s@%d", c.Path, c.Section)
+	case c.Source != "":
+		return c.Path + "@" + c.Source
 	}
 	return c.Path
 }
 
-// logLine finds the "Log: archive/….md:12-40" line of a summary's day.
-var logLine = regexp.MustCompile(`(?m)^Log: (archive/[^\s:]+\.md):(\d+)-\d+\s*$`)
+// logLine finds the "Log: 2026-03-09.md in archive/2026-03.md" line of a
+// summary's day: the archived source is named, not its lines, which a
+// merge of the archive can shift.
+var logLine = regexp.MustCompile(`(?m)^Log: (\S+\.md) in (archive/\S+\.md)\s*$`)
 
 // citesOf returns what a chunk of a summary's day section cites.
 func citesOf(teammate, text string) string {
@@ -92,7 +95,7 @@ func citesOf(teammate, text string) string {
 	if m == nil || teammate == "" {
 		return ""
 	}
-	return teammate + "/memory/" + m[1] + "@" + m[2]
+	return teammate + "/memory/" + m[2] + "@" + m[1]
 }
 
 // EmbedText is what the embedder reads for a chunk: its breadcrumb, name
@@ -114,6 +117,9 @@ func (c Chunk) EmbedText() string {
 // slip) is read leniently as "key: value" lines (layout.ParseLenient), so
 // the file is still found.
 func ChunkFile(f layout.File, src []byte, opts ChunkOptions) ([]Chunk, error) {
+	if f.Kind == layout.KindDaily && layout.IsBareStub(f.Date, src) {
+		return nil, nil // a compacted daily's stub: its text is in the archive
+	}
 	if f.Kind == layout.KindArchive && f.Month != "" {
 		cs, err := chunkArchive(f, src, opts.withDefaults())
 		return capChunks(cs), err

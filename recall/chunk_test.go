@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tmemhq/tmem/layout"
 )
@@ -166,6 +167,92 @@ func TestChunkCap(t *testing.T) {
 			}
 			if last := cs[len(cs)-1]; last.EndLine != 3*n+1 {
 				t.Errorf("last chunk ends at line %d, want %d", last.EndLine, 3*n+1)
+			}
+		})
+	}
+}
+
+// A summary's day cites its full log by the archived source's name, so it
+// groups with every archive copy of that day wherever a merge of the
+// archive put them, and with nothing else.
+func TestSummaryDayGroupsWithItsLog(t *testing.T) {
+	day := func(d string) layout.ArchiveSection {
+		return layout.NewArchiveSection(d+".md", []byte("# "+d+"\n\n## Work\n\nMoved the queue on "+d+".\n"), time.Date(2026, 3, 20, 0, 0, 0, 0, time.UTC))
+	}
+	late := layout.NewArchiveSection("2026-03-10.md", []byte("# 2026-03-10\n\n## Late\n\nPaged.\n"), time.Date(2026, 3, 21, 0, 0, 0, 0, time.UTC))
+	arch := layout.AppendArchive(nil, "2026-03", day("2026-03-09"), day("2026-03-10"), day("2026-03-11"), late)
+	archive, err := ChunkFile(layout.File{Teammate: "beacon", Kind: layout.KindArchive, Month: "2026-03", Path: "beacon/memory/archive/2026-03.md"}, arch, ChunkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	weekly := "---\ntype: weekly\n---\n\n# Week 2026-W11\n\n## 2026-03-10 Tuesday\n\n- Work — Moved the queue.\n\nLog: 2026-03-10.md in archive/2026-03.md\n"
+	sum, err := ChunkFile(layout.File{Teammate: "beacon", Kind: layout.KindWeekly, Path: "beacon/memory/weekly/2026-W11.md"}, []byte(weekly), ChunkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cites string
+	for _, c := range sum {
+		if c.Cites != "" {
+			cites = c.group()
+		}
+	}
+	if cites == "" {
+		t.Fatalf("no chunk of the weekly cites its log: %+v", sum)
+	}
+	tests := []struct {
+		name   string
+		source string
+		want   bool
+	}{
+		{"the cited day, first copy and late copy", "2026-03-10.md", true},
+		{"the day before", "2026-03-09.md", false},
+		{"the day after", "2026-03-11.md", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := 0
+			for _, c := range archive {
+				if c.Source == tt.source {
+					n++
+					if got := c.group() == cites; got != tt.want {
+						t.Errorf("archive chunk at line %d groups with the summary's day: %v, want %v", c.Section, got, tt.want)
+					}
+				}
+			}
+			if n == 0 {
+				t.Fatalf("no archive chunk of %s", tt.source)
+			}
+		})
+	}
+}
+
+// A compacted daily's stub yields no chunk (its text is found in the
+// archive); entries appended to it since are found.
+func TestStubChunks(t *testing.T) {
+	d := time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC)
+	f := layout.File{Teammate: "beacon", Kind: layout.KindDaily, Path: "beacon/memory/2026-03-09.md", Date: d}
+	tests := []struct {
+		name string
+		src  string
+		want int
+	}{
+		{"bare stub", string(layout.DailyStub(d, true)), 0},
+		{"stub with an entry appended", string(layout.DailyStub(d, true)) + "\n## Late\n\nPaged on the outage.\n", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs, err := ChunkFile(f, []byte(tt.src), ChunkOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, c := range cs {
+				if strings.Contains(c.Text, "Paged") {
+					n++
+				}
+			}
+			if tt.want == 0 && len(cs) != 0 || tt.want > 0 && n != tt.want {
+				t.Errorf("chunks %+v, want %d holding the entry", cs, tt.want)
 			}
 		})
 	}

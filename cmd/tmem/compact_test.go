@@ -49,7 +49,7 @@ func TestCompactCmd(t *testing.T) {
 	}{
 		{name: "quiet on success", args: []string{"compact", "--all"}, compacted: true},
 		{name: "verbose reports", args: []string{"compact", "-v"}, stderr: "compacted: 2 units", compacted: true},
-		{name: "dry run prints the plan and changes nothing", args: []string{"compact", "--dry-run"}, stdout: "beacon/weekly/2026-W45: create beacon/memory/archive/2026-11.md; create beacon/memory/weekly/2026-W45.md; delete 7"},
+		{name: "dry run prints the plan and changes nothing", args: []string{"compact", "--dry-run"}, stdout: "beacon/weekly/2026-W45: create beacon/memory/archive/2026-11.md; create beacon/memory/weekly/2026-W45.md; leave 7 as stubs"},
 		{name: "json result", args: []string{"compact", "--json", "--teammate", "beacon", "--episodic"}, stdout: `"deleted": [`, compacted: true},
 		{name: "second compaction is refused", args: []string{"compact"}, lockHeld: true, code: 4, stderr: "another tmem compact is running"},
 		{name: "teammate and all exclude each other", args: []string{"compact", "--all", "--teammate", "beacon"}, code: 2, stderr: "exclude each other"},

@@ -66,53 +66,88 @@ func TestConflictOnlyAroundEntry(t *testing.T) {
 	}
 }
 
-// TestCompactionVersusAppend: one machine compacts a daily (archives and
-// deletes it) while the other appends to it. The merge keeps the appended
-// entry, in the daily, and says so; the archive keeps the rest.
+// TestCompactionVersusAppend: one machine compacts a daily while the
+// other appends to it. With the stub compaction leaves, git runs the
+// driver, which keeps the appended entry in the daily and says so; with
+// stubs off (or once the stub is gone) git stops on a modify/delete
+// conflict and ResolveDeleted (tmem doctor --fix) settles it the same
+// way. Either way the archive keeps the rest, and the next compaction
+// folds the entry into the week's summary.
 func TestCompactionVersusAppend(t *testing.T) {
-	gitEnv(t)
-	origin := newOrigin(t, useDriver, func(c *clone) {
-		c.log(t, day, "Old work", "done before")
-	})
-	a, b := newClone(t, origin, "a", useDriver), newClone(t, origin, "b", useDriver)
-	archive(t, a, dailyRel, day.AddDate(0, 0, 9))
-	a.commit(t, "compact")
-	a.push(t)
-	b.log(t, day.Add(5*time.Hour), "Late entry", "written after a compacted")
-	b.commit(t, "log")
-	if out, err := b.pull(t); err == nil {
-		t.Fatalf("git merged a modify/delete without a conflict:\n%s", out)
+	tests := []struct {
+		name     string
+		stubDays int
+		driver   bool // the merge goes through without a manual step
+	}{
+		{"stub left by compaction", 0, true},
+		{"no stubs", -1, false},
 	}
-	notes, err := merge.Git{Dir: b.dir}.ResolveDeleted(b.ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(notes) != 1 || !strings.Contains(notes[0], "1 entry was appended here; kept") {
-		t.Errorf("notes %q, want one saying the appended entry was kept", notes)
-	}
-	git(t, b.dir, "commit", "--quiet", "--no-edit")
-	got := entries(t, dailyRel, b.read(t, dailyRel))
-	if want := "Late entry\nwritten after a compacted"; len(got) != 1 || got[0] != want {
-		t.Errorf("daily entries %q, want only %q", got, want)
-	}
-	arch := string(b.read(t, layout.ArchivePath("beacon", "2026-03")))
-	if strings.Count(arch, "done before") != 1 || strings.Contains(arch, "Late entry") {
-		t.Errorf("archive:\n%s", arch)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gitEnv(t)
+			origin := newOrigin(t, useDriver, func(c *clone) {
+				c.log(t, day, "Old work", "done before")
+			})
+			a, b := newClone(t, origin, "a", useDriver), newClone(t, origin, "b", useDriver)
+			compactAt(t, a, day.AddDate(0, 0, 9), tt.stubDays)
+			a.commit(t, "compact")
+			a.push(t)
+			b.log(t, day.Add(5*time.Hour), "Late entry", "written after a compacted")
+			b.commit(t, "log")
+			out, err := b.pull(t)
+			var notes []string
+			switch {
+			case tt.driver && err != nil:
+				t.Fatalf("merge stopped:\n%s", out)
+			case tt.driver:
+				notes = driverNotes(out)
+			case err == nil:
+				t.Fatalf("git merged a modify/delete without a conflict:\n%s", out)
+			default:
+				if notes, err = (merge.Git{Dir: b.dir}).ResolveDeleted(b.ws); err != nil {
+					t.Fatal(err)
+				}
+				git(t, b.dir, "commit", "--quiet", "--no-edit")
+			}
+			if len(notes) != 1 || !strings.Contains(notes[0], "1 entry was appended") || !strings.Contains(notes[0], "kept them in the daily") {
+				t.Errorf("notes %q, want one saying the appended entry was kept", notes)
+			}
+			src := b.read(t, dailyRel)
+			if !layout.HasStub(src) {
+				t.Errorf("the daily lost its stub line, so the next compaction would replace the day's summary:\n%s", src)
+			}
+			var got []string
+			for _, e := range entries(t, dailyRel, src) {
+				if !strings.HasPrefix(e, "\n") {
+					got = append(got, e)
+				}
+			}
+			if want := "Late entry\nwritten after a compacted"; len(got) != 1 || got[0] != want {
+				t.Errorf("daily entries %q, want only %q", got, want)
+			}
+			arch := string(b.read(t, layout.ArchivePath("beacon", "2026-03")))
+			if strings.Count(arch, "done before") != 1 || strings.Contains(arch, "Late entry") {
+				t.Errorf("archive:\n%s", arch)
+			}
+			compactAt(t, b, day.AddDate(0, 0, 10), tt.stubDays)
+			weekly := string(b.read(t, "beacon/memory/weekly/2026-W11.md"))
+			for _, e := range []string{"Old work", "Late entry"} {
+				if strings.Count(weekly, "- "+e) != 1 {
+					t.Errorf("the weekly does not hold %q once:\n%s", e, weekly)
+				}
+			}
+		})
 	}
 }
 
-// archive does to a daily what compaction does to its files: a section
-// in the month's archive, then the daily removed.
-func archive(t *testing.T, c *clone, rel string, on time.Time) {
-	t.Helper()
-	src := c.read(t, rel)
-	name := rel[strings.LastIndex(rel, "/")+1:]
-	arel := layout.ArchivePath("beacon", name[:7])
-	old, _ := c.ws.ReadFile(arel, layout.MaxArchiveSize)
-	if err := c.ws.WriteFile(arel, layout.AppendArchive(old, name[:7], layout.NewArchiveSection(name, src, on))); err != nil {
-		t.Fatal(err)
+// driverNotes picks the driver's notes about compacted dailies out of
+// git's output.
+func driverNotes(out string) []string {
+	var notes []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "compaction summarised it") {
+			notes = append(notes, l)
+		}
 	}
-	if err := c.ws.Remove(rel); err != nil {
-		t.Fatal(err)
-	}
+	return notes
 }

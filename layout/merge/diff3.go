@@ -53,10 +53,23 @@ func merge3(base, ours, theirs []unit, union bool) []piece {
 		if k == len(base) {
 			return out
 		}
-		out = append(out, piece{units: []unit{ours[oe]}})
+		out = append(out, piece{units: []unit{anchor(base[k], ours[oe], theirs[te])}})
 		seen[ours[oe].id] = true
 		i, a, b = k+1, oe+1, te+1
 	}
+}
+
+// anchor returns the version of a unit all three hold (by id) that the
+// merge keeps: the one a side changed the text of (an archive section
+// archived again on another day); of two changes, the first in order.
+func anchor(b, o, t unit) unit {
+	switch {
+	case o.text == b.text:
+		return t
+	case t.text == b.text, first(o, t):
+		return o
+	}
+	return t
 }
 
 // chunk merges one stretch between anchors.
@@ -77,11 +90,15 @@ func chunk(b, o, t []unit, union bool, seen map[string]bool) piece {
 		return piece{conflict: true, ours: o, theirs: t}
 	}
 	var kept []unit
+	at := map[string]int{}
 	for _, u := range p.units {
 		if union && seen[u.id] {
+			if i, ok := at[u.id]; ok && first(u, kept[i]) {
+				kept[i] = u
+			}
 			continue
 		}
-		seen[u.id] = true
+		seen[u.id], at[u.id] = true, len(kept)
 		kept = append(kept, u)
 	}
 	p.units = kept
@@ -98,16 +115,23 @@ func added(b, side []unit) []unit {
 }
 
 // interleave merges two runs of added units by key, keeping each run's
-// own order, and drops units of t that o holds too.
+// own order, and drops units of t that o holds too. Of two units with one
+// id and different text (two machines archived the same file on different
+// days), the first in order is kept, whichever side it came from.
 func interleave(o, t []unit) []unit {
-	in := map[string]bool{}
-	for _, u := range o {
-		in[u.id] = true
+	in := map[string]int{}
+	for i, u := range o {
+		in[u.id] = i
 	}
+	o = append([]unit(nil), o...)
 	var rest []unit
 	for _, u := range t {
-		if !in[u.id] {
+		i, ok := in[u.id]
+		switch {
+		case !ok:
 			rest = append(rest, u)
+		case first(u, o[i]):
+			o[i] = u
 		}
 	}
 	out := make([]unit, 0, len(o)+len(rest))
@@ -125,6 +149,9 @@ func interleave(o, t []unit) []unit {
 }
 
 func order(u unit) string { return u.key + "\x00" + u.id }
+
+// first reports whether u goes before v of the same id: by order, then text.
+func first(u, v unit) bool { return order(u)+"\x00"+u.text < order(v)+"\x00"+v.text }
 
 func same(x, y []unit) bool {
 	if len(x) != len(y) {

@@ -133,7 +133,13 @@ func (g Git) resolveOne(w *layout.Workspace, path string, st [4]string) (string,
 	if err != nil {
 		return "", err
 	}
-	data, n, err := Deleted(path, base, body)
+	rel, err := filepath.Rel(w.Root, filepath.Join(g.Dir, path))
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", fmt.Errorf("merge %s: not in the workspace %s", path, w.Root)
+	}
+	rel = filepath.ToSlash(rel)
+	_, err = w.Lstat(layout.ArchivePath(strings.SplitN(rel, "/", 2)[0], strings.TrimSuffix(filepath.Base(rel), ".md")[:7]))
+	data, n, err := Deleted(path, base, body, err == nil)
 	if err != nil {
 		return "", err
 	}
@@ -143,11 +149,7 @@ func (g Git) resolveOne(w *layout.Workspace, path string, st [4]string) (string,
 		}
 		return fmt.Sprintf("%s: compaction removed it and nothing was appended since: removed", path), nil
 	}
-	rel, err := filepath.Rel(w.Root, filepath.Join(g.Dir, path))
-	if err != nil || !filepath.IsLocal(rel) {
-		return "", fmt.Errorf("merge %s: not in the workspace %s", path, w.Root)
-	}
-	if err := w.WriteFile(filepath.ToSlash(rel), data); err != nil {
+	if err := w.WriteFile(rel, data); err != nil {
 		return "", err
 	}
 	if _, err := g.run(nil, "add", "--", path); err != nil {

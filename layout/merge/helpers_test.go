@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmemhq/tmem/compact"
 	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/layout/merge"
 )
@@ -200,4 +201,20 @@ func entries(t *testing.T, rel string, src []byte) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// compactAt runs the real compaction (extractive, offline) on the clone
+// as of now, with stubs kept stubDays (0: the default).
+func compactAt(t *testing.T, c *clone, now time.Time, stubDays int) *compact.Result {
+	t.Helper()
+	return compactWith(t, c, compact.Options{Now: func() time.Time { return now }, KeepStubDays: stubDays})
+}
+
+func compactWith(t *testing.T, c *clone, opts compact.Options) *compact.Result {
+	t.Helper()
+	res, err := compact.Run(context.Background(), c.ws, opts)
+	if err != nil {
+		t.Fatalf("compact at %s: %v", opts.Now().Format(layout.DateLayout), err)
+	}
+	return res
 }

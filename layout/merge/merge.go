@@ -36,8 +36,13 @@ func Merge(path string, base, ours, theirs []byte) (Result, error) {
 	case bytes.Equal(base, ours):
 		return Result{Data: theirs}, nil
 	}
+	if dailyPath().MatchString(path) && !layout.HasStub(base) && (layout.HasStub(ours) || layout.HasStub(theirs)) {
+		if res, ok := mergeCompacted(path, base, ours, theirs); ok {
+			return res, nil
+		}
+	}
 	if summaryPath().MatchString(path) {
-		if res, ok := mergeSummaries(path, ours, theirs); ok {
+		if res, ok := mergeSummaries(path, base, ours, theirs); ok {
 			return res, nil
 		}
 	}

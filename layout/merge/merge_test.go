@@ -64,6 +64,20 @@ func TestMergeFiles(t *testing.T) {
 			want:   arch(section("2026-03-02.md", d1), section("2026-03-03.md", d2), section("2026-03-04.md", d2)),
 		},
 		{
+			name: "a section archived again on another day: the change on theirs is kept",
+			path: "beacon/memory/archive/2026-03.md",
+			base: arch(section("2026-03-02.md", d2)), ours: arch(section("2026-03-02.md", d2), section("2026-03-04.md", d2)),
+			theirs: arch(section("2026-03-02.md", d1)),
+			want:   arch(section("2026-03-02.md", d1), section("2026-03-04.md", d2)),
+		},
+		{
+			name: "a section archived on different days on each side: the earlier is kept",
+			path: "beacon/memory/archive/2026-03.md",
+			base: arch(section("2026-03-02.md", d2), section("2026-03-04.md", d2)), ours: arch(section("2026-03-02.md", d2.AddDate(0, 0, 1)), section("2026-03-04.md", d2)),
+			theirs: arch(section("2026-03-02.md", d1), section("2026-03-04.md", d2)),
+			want:   arch(section("2026-03-02.md", d1), section("2026-03-04.md", d2)),
+		},
+		{
 			name: "a file that does not parse merges by line",
 			path: "beacon/memory/project_auth.md",
 			base: "---\nname: [\n---\nx\n", ours: "---\nname: [\n---\nx\ny\n", theirs: "---\nname: [\n---\nx\nz\n",
