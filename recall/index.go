@@ -468,8 +468,8 @@ func scopeLabel(name string) string {
 
 // racyWindow is how close to a sync a file change must be for stat data
 // alone not to be trusted: coarse file-system clocks tick in milliseconds
-// to seconds.
-const racyWindow = 2 * time.Second
+// to seconds. It is the window every stat-keyed cache uses.
+const racyWindow = filecache.RacyWindow
 
 // The files in an index folder.
 const (

@@ -25,8 +25,10 @@ const (
 // (which utimes cannot set back) and the inode (a file replaced by a
 // rename), times in nanoseconds.
 type Stamp struct {
-	Size, MTime, CTime int64
-	Ino                uint64
+	Size  int64  `json:"size"`
+	MTime int64  `json:"mtime_ns"`
+	CTime int64  `json:"ctime_ns"`
+	Ino   uint64 `json:"ino"`
 }
 
 // StampOf returns the stamp of fi.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/tmemhq/tmem/internal/filecache"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -16,17 +17,9 @@ import (
 const sumsFile = ".tmem-sums.json"
 
 // stamp is the stat data a sum was taken at.
-type stamp struct {
-	Size  int64  `json:"size"`
-	MTime int64  `json:"mtime_ns"`
-	CTime int64  `json:"ctime_ns"`
-	Ino   uint64 `json:"ino"`
-}
+type stamp = filecache.Stamp
 
-func stampOf(fi os.FileInfo) stamp {
-	ctime, ino := layout.StatID(fi)
-	return stamp{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), CTime: ctime, Ino: ino}
-}
+func stampOf(fi os.FileInfo) stamp { return filecache.StampOf(fi) }
 
 type cachedSum struct {
 	stamp
