@@ -49,13 +49,10 @@ func newFileText(b []byte) *fileText {
 		if layout.StampOf(l) != "" {
 			ft.skip[i+1] = true
 		}
-		ft.words[i] = spaced(l)
+		ft.words[i] = oneLine(l)
 	}
 	return ft
 }
-
-// spaced returns s's words joined by single spaces: s, spacing aside.
-func spaced(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // line returns line n (1-based), "" outside the file.
 func (f *fileText) line(n int) string {
@@ -108,7 +105,7 @@ func (f *fileText) holds(from, to int, want string) bool {
 // lines under a heading, the same lines a little further down. The text
 // is compared spacing aside.
 func (f *fileText) locate(from, to int, text string) (int, int, bool) {
-	text = spaced(text)
+	text = oneLine(text)
 	for d := 0; d <= maxShift; d++ {
 		if f.holds(from, to+d, text) {
 			return from, to + d, true

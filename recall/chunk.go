@@ -229,6 +229,7 @@ func crumbOf(title, heading string) string {
 	return title + " > " + heading
 }
 
+// oneLine returns s's words joined by single spaces: s, spacing aside.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // fileDate is the date a file speaks for: its name for dailies and

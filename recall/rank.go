@@ -215,7 +215,7 @@ func dropCopies(rs []ranked) []ranked {
 			out = append(out, x)
 			continue
 		}
-		key := spaced(x.chunk.Text)
+		key := oneLine(x.chunk.Text)
 		g := x.chunk.group()
 		copied := false
 		for _, r := range seen[key] {
