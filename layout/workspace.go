@@ -18,6 +18,8 @@ const DirName = ".teammates"
 // Workspace is a .teammates folder.
 type Workspace struct {
 	Root string // absolute, cleaned path of the .teammates folder
+
+	team *teamCache // set by CacheTeammates
 }
 
 // Open opens the workspace at dir: either the .teammates folder itself or
@@ -75,10 +77,42 @@ type Teammate struct {
 // skipped. A SOUL.md that does not parse still makes a teammate (with no
 // role), so one bad file never hides the others.
 func (w *Workspace) Teammates() ([]Teammate, error) {
+	if w.team == nil {
+		return w.listTeammates()
+	}
+	if list, ok := w.team.lookup(w.Root); ok {
+		return list, nil
+	}
+	// Stamps first: a change after them shows as other stamps next time.
+	rootSt, err := stampOf(w.Root)
+	if err != nil {
+		return w.listTeammates()
+	}
 	ents, err := w.ReadDir("")
 	if err != nil {
 		return nil, fmt.Errorf("list teammates: %w", err)
 	}
+	souls, links, err := w.stampFolders(ents)
+	if err != nil {
+		return w.listTeammates()
+	}
+	list := w.teammatesOf(ents)
+	w.team.keep(rootSt, souls, links, list)
+	return list, nil
+}
+
+// listTeammates lists the teammates from the files, keeping nothing.
+func (w *Workspace) listTeammates() ([]Teammate, error) {
+	ents, err := w.ReadDir("")
+	if err != nil {
+		return nil, fmt.Errorf("list teammates: %w", err)
+	}
+	return w.teammatesOf(ents), nil
+}
+
+// teammatesOf returns the teammates among the workspace folder's entries,
+// by name.
+func (w *Workspace) teammatesOf(ents []fs.DirEntry) []Teammate {
 	var out []Teammate
 	for _, e := range ents {
 		name := e.Name()
@@ -92,7 +126,7 @@ func (w *Workspace) Teammates() ([]Teammate, error) {
 		out = append(out, Teammate{Name: name, Role: RoleOf(src), Dir: filepath.Join(w.Root, name)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	return out
 }
 
 // notTeammate says why an existing folder name is not a teammate, or

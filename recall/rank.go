@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"hash/maphash"
 	"sort"
 	"strings"
 	"time"
@@ -204,10 +205,11 @@ func boost(r Ranking, rs []ranked) {
 // of its own: both are kept.
 func dropCopies(rs []ranked) []ranked {
 	type record struct {
+		text     string
 		group    string
 		from, to time.Time
 	}
-	seen := map[string][]record{}
+	seen := map[uint64][]record{}
 	out := rs[:0:0]
 	for _, x := range rs {
 		from, to, ok := logDays(x.chunk)
@@ -215,11 +217,11 @@ func dropCopies(rs []ranked) []ranked {
 			out = append(out, x)
 			continue
 		}
-		key := oneLine(x.chunk.Text)
+		key := wordsHash(x.chunk.Text)
 		g := x.chunk.group()
 		copied := false
 		for _, r := range seen[key] {
-			if r.group != g && !from.After(r.to) && !r.from.After(to) {
+			if r.group != g && !from.After(r.to) && !r.from.After(to) && sameWords(r.text, x.chunk.Text) {
 				copied = true
 				break
 			}
@@ -227,11 +229,30 @@ func dropCopies(rs []ranked) []ranked {
 		if copied {
 			continue
 		}
-		seen[key] = append(seen[key], record{g, from, to})
+		seen[key] = append(seen[key], record{x.chunk.Text, g, from, to})
 		out = append(out, x)
 	}
 	return out
 }
+
+// wordsSeed seeds wordsHash for the life of the process.
+var wordsSeed = maphash.MakeSeed()
+
+// wordsHash hashes s's words, so that texts that differ only in spacing
+// (oneLine of one equals oneLine of the other) hash alike.
+func wordsHash(s string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(wordsSeed)
+	for w := range strings.FieldsSeq(s) {
+		h.WriteString(w)
+		h.WriteByte(' ')
+	}
+	return h.Sum64()
+}
+
+// sameWords reports whether a and b hold the same words in the same
+// order. It runs only when their hashes agree.
+func sameWords(a, b string) bool { return oneLine(a) == oneLine(b) }
 
 // logDays returns the first and last day a chunk of the log speaks for:
 // a daily's day, a weekly summary's seven days, a monthly summary's

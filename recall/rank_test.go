@@ -232,3 +232,24 @@ func TestDropCopies(t *testing.T) {
 		})
 	}
 }
+
+// TestSameWords: what dropCopies compares when two texts hash alike.
+func TestSameWords(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"- Caroline: the ETA test", "-  Caroline:\tthe ETA test\n", true},
+		{"- Caroline: the ETA test", "- Caroline: the ETA tests", false},
+		{"one two", "two one", false},
+		{"", " \n", true},
+	}
+	for _, tt := range tests {
+		if got := sameWords(tt.a, tt.b); got != tt.want {
+			t.Errorf("sameWords(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+		if tt.want && wordsHash(tt.a) != wordsHash(tt.b) {
+			t.Errorf("wordsHash(%q) != wordsHash(%q)", tt.a, tt.b)
+		}
+	}
+}

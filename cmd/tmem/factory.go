@@ -35,8 +35,18 @@ func newFactory(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) s
 }
 
 // Workspace opens --dir, else TMEM_DIR, else the nearest .teammates above
-// the working directory.
+// the working directory. Its teammate list is kept between the calls of
+// one command (the context builder, recall and a server each ask for it).
 func (f *factory) Workspace() (*layout.Workspace, error) {
+	ws, err := f.openWorkspace()
+	if err != nil {
+		return nil, err
+	}
+	ws.CacheTeammates(time.Now)
+	return ws, nil
+}
+
+func (f *factory) openWorkspace() (*layout.Workspace, error) {
 	dir := f.dir
 	if dir == "" {
 		dir = f.getenv("TMEM_DIR")

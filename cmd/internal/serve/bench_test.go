@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tmemhq/tmem/internal/filecache"
 	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/recall"
 	"github.com/tmemhq/tmem/recall/benchgen"
@@ -24,6 +25,7 @@ func benchService(b *testing.B) *Service {
 	if err != nil {
 		b.Fatal(err)
 	}
+	ws.CacheTeammates(time.Now) // as tmem serve does
 	now := func() time.Time { return time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC) }
 	ix, err := recall.Open(ws, recall.Options{Now: now, FileClock: time.Now})
 	if err != nil {
@@ -43,6 +45,9 @@ func benchService(b *testing.B) *Service {
 		b.Fatal(err)
 	}
 	svc.Warm(context.Background())
+	// Files changed within the racy window are read on every call; a
+	// workspace in use has settled long before.
+	time.Sleep(filecache.RacyWindow)
 	return svc
 }
 
