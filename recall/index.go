@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -158,6 +159,7 @@ type Index struct {
 	// (nil without Options.FileClock).
 	vectors warmCache[*vecView]
 	readers warmCache[*snapshot]
+	heads   warmCache[manifestHead] // manifest headers read by searches that do not sync
 	texts   *filecache.Cache[*fileText]
 
 	mu   sync.Mutex
@@ -196,6 +198,7 @@ func (ix *Index) HasVectors() bool { return ix.opts.Embedder != nil }
 func (ix *Index) Close() error {
 	ix.vectors.close()
 	ix.readers.close()
+	ix.heads.close()
 	return nil
 }
 
@@ -488,10 +491,16 @@ func (ix *Index) loadManifest(s *scope, headerOnly bool) (ok bool, why string) {
 		return false, "an earlier sync did not finish"
 	}
 	var m *manifest
-	b, fi, err := readRegular(filepath.Join(s.dir, manifestFile))
-	if err == nil {
-		s.manMTime = fi.ModTime().UnixNano()
-		m, s.weeklies, err = decodeManifest(b, headerOnly)
+	var err error
+	if headerOnly {
+		m, err = ix.readHead(s)
+	} else {
+		var b []byte
+		var fi fs.FileInfo
+		if b, fi, err = readRegular(filepath.Join(s.dir, manifestFile)); err == nil {
+			s.manMTime = fi.ModTime().UnixNano()
+			m, s.weeklies, err = decodeManifest(b, false)
+		}
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -505,6 +514,45 @@ func (ix *Index) loadManifest(s *scope, headerOnly bool) (ok bool, why string) {
 	}
 	s.man = m
 	return true, ""
+}
+
+// manifestHead is a manifest's header as decoded: a header-only manifest
+// and the weekly summaries it lists.
+type manifestHead struct {
+	m        manifest
+	weeklies []weeklyRef
+}
+
+// readHead reads the header of s's manifest, from ix.heads when the file
+// still has the stat data it had when it was decoded there (a manifest is
+// only ever replaced whole, by a rename). It sets s.weeklies and
+// s.manMTime, and returns a copy the caller may change.
+func (ix *Index) readHead(s *scope) (*manifest, error) {
+	path := filepath.Join(s.dir, manifestFile)
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	h, done, err := ix.heads.get(path, stampOf(fi), func() (manifestHead, func(), error) {
+		b, _, err := readRegular(path)
+		if err != nil {
+			return manifestHead{}, nil, err
+		}
+		m, weeklies, err := decodeManifest(b, true)
+		if err != nil {
+			return manifestHead{}, nil, err
+		}
+		return manifestHead{*m, weeklies}, func() {}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	done()
+	m := h.m
+	m.Store = slices.Clone(h.m.Store)
+	m.Stats = fieldStats{slices.Clone(h.m.Stats.Lens), slices.Clone(h.m.Stats.Has)}
+	s.manMTime, s.weeklies = fi.ModTime().UnixNano(), h.weeklies
+	return &m, nil
 }
 
 // candidate is a file the index should cover.

@@ -3,8 +3,10 @@ package recall
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -120,4 +122,58 @@ func syncAll(t *testing.T, ix *Index) {
 	if _, err := ix.Sync(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestManifestHeadFresh: a search that does not sync reads the manifest
+// header kept from an earlier search only while the manifest is the same
+// file. After a sync rewrites it (new words change BM25's field lengths, a
+// new weekly the recency pass), the header read is the new file's, and
+// the hits equal those of an index that never kept a header.
+func TestManifestHeadFresh(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	ix, _ := openIndex(t, ws, Options{})
+	ctx := context.Background()
+	q := Query{Text: "rollover test release", NoSync: true}
+	if _, err := ix.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	runSearch(t, ix, q) // keeps the headers
+	writeFile(t, ws, "beacon/memory/project_rollover.md", "---\nname: rollover\ndescription: the ETA rollover\ntype: project\n---\n"+strings.Repeat("The rollover test failed again on release day. ", 40)+"\n")
+	writeFile(t, ws, "beacon/memory/weekly/2026-W47.md", "---\ntype: weekly\nperiod: 2026-W47\n---\n# Week 2026-W47\n\n## 2026-11-19\n- the release test passed after the rollover fix\n")
+	if _, err := ix.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := ix.scopeDir("beacon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &scope{name: "beacon", dir: dir}
+	got, err := ix.readHead(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, manifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, weeklies, err := decodeManifest(b, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(s.weeklies, weeklies) {
+		t.Errorf("header read after the sync:\n%+v %v\nwant the file's:\n%+v %v", got, s.weeklies, want, weeklies)
+	}
+	hits := fmt.Sprint(hitLines(runSearch(t, ix, q)))
+	fresh, _ := openIndex(t, ws, Options{})
+	if want := fmt.Sprint(hitLines(runSearch(t, fresh, q))); hits != want {
+		t.Errorf("hits %s, want a fresh index's %s", hits, want)
+	}
+}
+
+func hitLines(hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, fmt.Sprintf("%s:%d-%d %.6f", h.Path, h.StartLine, h.EndLine, h.Score))
+	}
+	return out
 }
