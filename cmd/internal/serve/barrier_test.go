@@ -21,7 +21,7 @@ func TestBarrier(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := newBarrier(dir)
-	if b.heard(filepath.Join(t.TempDir(), "barrier-1")) {
+	if b.heard(filepath.Join(t.TempDir(), filepath.Base(b.file(1)))) {
 		t.Fatal("an event from another folder counted as a barrier")
 	}
 
@@ -49,11 +49,58 @@ func TestBarrier(t *testing.T) {
 				t.Fatalf("pass %d: barrier not reported", i)
 			}
 		}
-		ents, err := os.ReadDir(dir)
-		if err != nil || len(ents) != 0 {
-			t.Fatalf("barrier files left behind: %v %v", ents, err)
+		if names := dirNames(t, dir); len(names) != 1 || names[0] != filepath.Base(b.file(b.sent)) {
+			t.Fatalf("barrier folder holds %v, want the one file %s", names, filepath.Base(b.file(b.sent)))
+		}
+	})
+	t.Run("its file removed by someone", func(t *testing.T) {
+		if err := os.Remove(b.file(b.sent)); err != nil {
+			t.Fatal(err)
+		}
+		if !b.pass() {
+			t.Fatal("barrier not reported after its file was removed")
 		}
 	})
 	w.Close()
 	<-done
+	b.close()
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Fatalf("barrier files left behind: %v", names)
+	}
+}
+
+// TestBarrierTwoServers: a server never counts another's barrier files,
+// whose numbers say nothing about its own events, and a new server
+// clears the files of servers that were killed.
+func TestBarrierTwoServers(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, barrierPrefix+"0123456789ab-7"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, b := newBarrier(dir), newBarrier(dir)
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Fatalf("a killed server's files left: %v", names)
+	}
+	if !b.heard(a.file(5)) {
+		t.Fatal("an event in the barrier folder taken for memory")
+	}
+	if b.seen != 0 {
+		t.Fatalf("another server's barrier 5 counted: seen %d", b.seen)
+	}
+	if !b.heard(b.file(2)) || b.seen != 2 {
+		t.Fatalf("its own barrier 2 not counted: seen %d", b.seen)
+	}
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
 }

@@ -36,6 +36,7 @@ func (s *Service) Watch() error {
 	s.stopWatch = func() {
 		w.Close()
 		<-done
+		s.barrier.close()
 	}
 	s.mu.Unlock()
 	s.fresh.setWatching(true)
