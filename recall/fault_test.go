@@ -16,27 +16,25 @@ import (
 	"github.com/tmemhq/tmem/recall/hashembed"
 )
 
-// saboteur embeds like hashembed, and the first time it embeds a query
-// it cuts the files matching glob to nothing: the search that asked has
-// them open and mapped already.
+// saboteur cuts the files matching glob to nothing as the first search
+// after it is armed starts embedding its query (its "embed" phase): the
+// search has them open and mapped already.
 type saboteur struct {
 	glob  string
 	armed bool
 }
 
-func (s *saboteur) Identity() string { return hashembed.Embedder{}.Identity() }
-
-func (s *saboteur) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if s.armed && len(texts) == 1 {
+func (s *saboteur) trace(phase string) func() {
+	if s.armed && phase == "embed" {
 		s.armed = false
 		files, _ := filepath.Glob(s.glob)
 		for _, f := range files {
 			if err := os.Truncate(f, 0); err != nil {
-				return nil, err
+				panic(err)
 			}
 		}
 	}
-	return hashembed.Embedder{}.Embed(ctx, texts)
+	return func() {}
 }
 
 // faultTargets are the files a fault test cuts short under a search.
@@ -56,7 +54,7 @@ func fault(dir, op string) int {
 	}
 	var warn bytes.Buffer
 	sab := &saboteur{glob: filepath.Join(ws.Root, filepath.FromSlash(faultTargets[op]))}
-	ix, err := Open(ws, Options{Embedder: sab, Now: func() time.Time { return fixtureNow }, Warn: &warn})
+	ix, err := Open(ws, Options{Embedder: hashembed.Embedder{}, Trace: sab.trace, Now: func() time.Time { return fixtureNow }, Warn: &warn})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -45,8 +45,11 @@ type Options struct {
 	// Trace, when set, is called as each phase of a Search starts, and the
 	// function it returns as the phase ends: "index" (locking, syncing and
 	// opening the indexes searched), "embed" (the query, loading a lazily
-	// opened model included) and "search" (BM25, vectors, fusion and
-	// reading the hits). A search that is retried runs them again.
+	// opened model included, or waiting for the query embedded ahead) and
+	// "search" (BM25, vectors, fusion and reading the hits). A search that
+	// is retried runs them again. A query embedded ahead (see PrepareQuery)
+	// is traced as "background embed", on a goroutine of its own, while
+	// the other phases run: Trace must be safe for concurrent use.
 	Trace func(phase string) (end func())
 	// Warn receives one-line notices (BM25-only mode, rebuilds, files
 	// that do not parse); nil discards them.
@@ -160,6 +163,7 @@ type Index struct {
 	vectors warmCache[*vecView]
 	readers warmCache[*snapshot]
 	heads   warmCache[manifestHead] // manifest headers read by searches that do not sync
+	pre     prefetch                // queries embedded ahead of their search
 	texts   *filecache.Cache[*fileText]
 
 	mu   sync.Mutex
@@ -196,6 +200,7 @@ func (ix *Index) HasVectors() bool { return ix.opts.Embedder != nil }
 // open between searches. Locks are held only during operations, so there
 // is nothing to flush.
 func (ix *Index) Close() error {
+	ix.pre.wg.Wait()
 	ix.vectors.close()
 	ix.readers.close()
 	ix.heads.close()

@@ -15,7 +15,7 @@ import (
 // without the model.
 type LazyEmbedder struct {
 	identity string
-	open     func() (Embedder, error)
+	open     func(ctx context.Context) (Embedder, error)
 
 	mu     sync.Mutex
 	opened bool
@@ -24,9 +24,10 @@ type LazyEmbedder struct {
 }
 
 // NewLazyEmbedder returns an Embedder with the given identity that calls
-// open once, when it is first asked to embed. The opened embedder must have
-// the same identity.
-func NewLazyEmbedder(identity string, open func() (Embedder, error)) *LazyEmbedder {
+// open once, when it is first asked to embed, with that Embed's context
+// (InBackground tells whether a search is loading the model ahead). The
+// opened embedder must have the same identity.
+func NewLazyEmbedder(identity string, open func(ctx context.Context) (Embedder, error)) *LazyEmbedder {
 	return &LazyEmbedder{identity: identity, open: open}
 }
 
@@ -39,21 +40,21 @@ func (l *LazyEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 	if len(texts) == 0 {
 		return nil, nil
 	}
-	e, err := l.get()
+	e, err := l.get(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return e.Embed(ctx, texts)
 }
 
-func (l *LazyEmbedder) get() (Embedder, error) {
+func (l *LazyEmbedder) get(ctx context.Context) (Embedder, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.opened {
 		return l.e, l.err
 	}
 	l.opened = true
-	e, err := l.open()
+	e, err := l.open(ctx)
 	switch {
 	case err != nil:
 		l.err = fmt.Errorf("open embedding model: %w", err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -18,7 +19,7 @@ type openCounter struct {
 	refuse bool
 }
 
-func (o *openCounter) open() (Embedder, error) {
+func (o *openCounter) open(context.Context) (Embedder, error) {
 	o.opens.Add(1)
 	if o.refuse {
 		return nil, errors.New("the model was opened")
@@ -137,7 +138,7 @@ func TestLazyEmbedder(t *testing.T) {
 	})
 	t.Run("a model of another identity is refused and closed", func(t *testing.T) {
 		cc := &closeCounter{}
-		l := NewLazyEmbedder("other-model", func() (Embedder, error) { return cc, nil })
+		l := NewLazyEmbedder("other-model", func(context.Context) (Embedder, error) { return cc, nil })
 		if _, err := l.Embed(ctx, []string{"x"}); err == nil || !strings.Contains(err.Error(), "expected other-model") {
 			t.Errorf("Embed: %v", err)
 		}
@@ -147,7 +148,7 @@ func TestLazyEmbedder(t *testing.T) {
 	})
 	t.Run("close closes an opened model only", func(t *testing.T) {
 		cc := &closeCounter{}
-		l := NewLazyEmbedder(id, func() (Embedder, error) { return cc, nil })
+		l := NewLazyEmbedder(id, func(context.Context) (Embedder, error) { return cc, nil })
 		if err := l.Close(); err != nil || cc.closes != 0 {
 			t.Errorf("Close before open: %v, %d closes", err, cc.closes)
 		}
@@ -161,19 +162,34 @@ func TestLazyEmbedder(t *testing.T) {
 	})
 }
 
+// TestSearchTrace: a hybrid search traces its phases in order, and the
+// query embedded ahead on a goroutine of its own as "background embed".
 func TestSearchTrace(t *testing.T) {
 	ws := newWorkspace(t, "ws")
-	var events []string
+	var mu sync.Mutex
+	events := map[bool][]string{} // by whether the phase ran in the background
 	trace := func(phase string) func() {
-		events = append(events, phase)
-		return func() { events = append(events, "/"+phase) }
+		bg := strings.HasPrefix(phase, "background ")
+		mu.Lock()
+		defer mu.Unlock()
+		events[bg] = append(events[bg], phase)
+		return func() {
+			mu.Lock()
+			defer mu.Unlock()
+			events[bg] = append(events[bg], "/"+phase)
+		}
 	}
 	ix, _ := openIndex(t, ws, Options{Embedder: hashembed.Embedder{}, Trace: trace})
 	if _, err := ix.Sync(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	runSearch(t, ix, Query{Text: "bulk lookup", Teammates: []string{"beacon"}})
-	if got, want := strings.Join(events, ","), "index,/index,embed,/embed,search,/search"; got != want {
+	mu.Lock()
+	defer mu.Unlock()
+	if got, want := strings.Join(events[false], ","), "index,/index,embed,/embed,search,/search"; got != want {
 		t.Errorf("phases %s, want %s", got, want)
+	}
+	if got, want := strings.Join(events[true], ","), "background embed,/background embed"; got != want {
+		t.Errorf("background phases %s, want %s", got, want)
 	}
 }

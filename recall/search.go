@@ -75,6 +75,10 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 			s.close()
 		}
 	}()
+	text := strings.TrimSpace(q.Text)
+	if text != "" && mode != ModeBM25 && ix.opts.Embedder != nil {
+		ix.prepare(text, names) // embedded while the indexes open
+	}
 	end := ix.trace("index")
 	b := ix.newBudget()
 	for _, name := range names {
@@ -87,7 +91,7 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 	}
 	end()
 	end = ix.trace("embed")
-	qv, err := ix.queryVector(ctx, scopes, strings.TrimSpace(q.Text), mode)
+	qv, err := ix.queryVector(ctx, scopes, text, mode)
 	end()
 	var hits []Hit
 	if err == nil {
@@ -273,7 +277,16 @@ func (s *snapshot) chunk(id string) (c Chunk, ok bool, err error) {
 // it (nor load the model); vector mode does, and reports a model that
 // fails.
 func (ix *Index) queryVector(ctx context.Context, scopes []*scope, text, mode string) ([]float32, error) {
-	if text == "" || mode == ModeBM25 || ix.opts.Embedder == nil || mode == ModeHybrid && !anyVectors(scopes) {
+	if text == "" || mode == ModeBM25 || ix.opts.Embedder == nil {
+		return nil, nil
+	}
+	ahead, ok, err := ix.pre.take(ctx, text, mode == ModeVector || anyVectors(scopes))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("embed query: %w", err)
+	case ok:
+		return ahead, nil
+	case mode == ModeHybrid && !anyVectors(scopes):
 		return nil, nil
 	}
 	vs, err := ix.opts.Embedder.Embed(ctx, []string{text})

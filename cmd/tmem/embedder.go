@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -26,8 +27,8 @@ func openEmbedder(f *factory, flag string, w minilm.Workload) (recall.Embedder, 
 	id, err := minilm.Identity(dir)
 	switch {
 	case err == nil:
-		return recall.NewLazyEmbedder(id, func() (recall.Embedder, error) {
-			defer f.stages.begin(stageModel)()
+		return recall.NewLazyEmbedder(id, func(ctx context.Context) (recall.Embedder, error) {
+			defer f.stages.beginFor(ctx, stageModel)()
 			e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: f.getenv("TMEM_BACKEND"), Workload: w, Getenv: f.getenv})
 			if err != nil {
 				return nil, fmt.Errorf("the embedding model in %s: %w", dir, err)

@@ -198,7 +198,7 @@ func (f *factory) indexOptions(model string, w minilm.Workload, progress func(re
 	}
 	opts := recall.Options{Embedder: emb, Now: clock, Warn: warn, Progress: progress, SyncEmbed: recall.DefaultSyncEmbed}
 	if f.stages != nil {
-		opts.Trace = f.stages.begin // the phase names are stage names
+		opts.Trace = f.stages.trace
 	}
 	return opts, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	memctx "github.com/tmemhq/tmem/context"
+	"github.com/tmemhq/tmem/recall"
 )
 
 // The stages of a per-task call (tmem context, tmem recall) that -v times.
@@ -31,6 +33,7 @@ type stages struct {
 	mu      sync.Mutex
 	open    []*frame
 	d       map[string]time.Duration
+	bg      map[string]time.Duration // stages run in the background (see background)
 }
 
 type frame struct {
@@ -39,7 +42,7 @@ type frame struct {
 }
 
 func newStages(started time.Time) *stages {
-	return &stages{started: started, d: map[string]time.Duration{}}
+	return &stages{started: started, d: map[string]time.Duration{}, bg: map[string]time.Duration{}}
 }
 
 // begin starts a stage; the function it returns ends it. Stages nest:
@@ -69,6 +72,40 @@ func (s *stages) begin(name string) (end func()) {
 	}
 }
 
+// background starts a stage that runs on a goroutine of its own while
+// the others go on (a search loading the model and embedding the query
+// ahead): its time is reported apart and is part of no other stage.
+func (s *stages) background(name string) (end func()) {
+	if s == nil {
+		return func() {}
+	}
+	start := time.Now()
+	return func() {
+		d := time.Since(start)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.bg[name] += d
+	}
+}
+
+// trace is recall's Options.Trace: its phases are stage names, and those
+// it runs in the background are named "background <stage>".
+func (s *stages) trace(phase string) (end func()) {
+	if name, ok := strings.CutPrefix(phase, "background "); ok {
+		return s.background(name)
+	}
+	return s.begin(phase)
+}
+
+// beginFor starts a stage run for ctx: in the background when recall runs
+// it ahead of a search (recall.InBackground).
+func (s *stages) beginFor(ctx context.Context, name string) (end func()) {
+	if recall.InBackground(ctx) {
+		return s.background(name)
+	}
+	return s.begin(name)
+}
+
 // line is the -v timing line: the time since main and each stage's
 // share, in milliseconds; "other" is flag parsing and everything
 // untimed.
@@ -83,6 +120,11 @@ func (s *stages) line() string {
 		rest -= s.d[name]
 	}
 	parts = append(parts, "other "+ms(rest))
+	for _, name := range stageOrder {
+		if d, ok := s.bg[name]; ok {
+			parts = append(parts, fmt.Sprintf("background-%s %s", name, ms(d)))
+		}
+	}
 	return fmt.Sprintf("timing: %s ms since main: %s", ms(total), strings.Join(parts, ", "))
 }
 

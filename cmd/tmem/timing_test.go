@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -37,5 +38,27 @@ func TestTimedTokenizerSplits(t *testing.T) {
 				t.Error("SplitsBetween with no line end = true")
 			}
 		})
+	}
+}
+
+// TestBackgroundStages: a stage recall runs in the background (named
+// "background <stage>" by its trace, or begun for a context that
+// recall.InBackground marks) is reported apart and takes no time from
+// the stage that runs meanwhile.
+func TestBackgroundStages(t *testing.T) {
+	s := newStages(time.Now())
+	endIndex := s.trace(stageIndex)
+	endModel := s.trace("background " + stageModel)
+	time.Sleep(2 * time.Millisecond)
+	endModel()
+	endIndex()
+	if s.bg[stageModel] == 0 || s.d[stageModel] != 0 {
+		t.Errorf("model: %v in the background, %v in the foreground; want all in the background", s.bg[stageModel], s.d[stageModel])
+	}
+	if s.d[stageIndex] < s.bg[stageModel] {
+		t.Errorf("index %v: the background model's %v was taken from it", s.d[stageIndex], s.bg[stageModel])
+	}
+	if line := s.line(); !strings.Contains(line, ", background-model ") || strings.Contains(line, "background-embed") {
+		t.Errorf("timing line %q: want background-model only", line)
 	}
 }

@@ -65,6 +65,7 @@ func (s *Service) Context(ctx context.Context, in ContextInput) (ContextOutput, 
 	if err != nil {
 		return ContextOutput{}, fmt.Errorf("tokenizer: %w", err)
 	}
+	s.ix.PrepareQuery(in.Task, []string{name}) // embedded while the stack's files are read
 	res, err := memctx.Build(ctx, s.ws, memctx.Options{
 		Teammate: name, Task: in.Task, Budget: in.Budget, Tokenizer: tok,
 		Now: s.now, Location: s.loc, Recaller: recaller{s}, Cache: s.files, Warn: s.warn,
