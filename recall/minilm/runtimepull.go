@@ -39,8 +39,10 @@ type RuntimeArchive struct {
 // GOOS/GOARCH. Only sums published for the official release archives by
 // several independent projects are pinned here.
 var RuntimePins = map[string]RuntimeArchive{
-	"linux/amd64": {"1.23.2", "onnxruntime-linux-x64-1.23.2.tgz", "1fa4dcaef22f6f7d5cd81b28c2800414350c10116f5fdd46a2160082551c5f9b", "libonnxruntime.so.1.23.2"},
-	"linux/arm64": {"1.23.2", "onnxruntime-linux-aarch64-1.23.2.tgz", "7c63c73560ed76b1fac6cff8204ffe34fe180e70d6582b5332ec094810241e5c", "libonnxruntime.so.1.23.2"},
+	"linux/amd64":  {"1.23.2", "onnxruntime-linux-x64-1.23.2.tgz", "1fa4dcaef22f6f7d5cd81b28c2800414350c10116f5fdd46a2160082551c5f9b", "libonnxruntime.so.1.23.2"},
+	"linux/arm64":  {"1.23.2", "onnxruntime-linux-aarch64-1.23.2.tgz", "7c63c73560ed76b1fac6cff8204ffe34fe180e70d6582b5332ec094810241e5c", "libonnxruntime.so.1.23.2"},
+	"darwin/arm64": {"1.23.2", "onnxruntime-osx-arm64-1.23.2.tgz", "b4d513ab2b26f088c66891dbbc1408166708773d7cc4163de7bdca0e9bbb7856", "libonnxruntime.1.23.2.dylib"},
+	"darwin/amd64": {"1.23.2", "onnxruntime-osx-x86_64-1.23.2.tgz", "d10359e16347b57d9959f7e80a225a5b4a66ed7d7e007274a15cae86836485a6", "libonnxruntime.1.23.2.dylib"},
 }
 
 // DefaultRuntimeBaseURL is where PullRuntime downloads from unless told

@@ -19,28 +19,40 @@ import (
 	"github.com/tmemhq/tmem/recall/minilm/minilmtest"
 )
 
-// runtimeTarball builds a release-shaped archive around lib: the library as
-// a regular file, the usual symlinks to it and a few other files.
+// runtimeTarball builds a Linux release-shaped archive around lib: the
+// library as a regular file, the usual symlinks to it and a few other
+// files.
 func runtimeTarball(t testing.TB, lib []byte) []byte {
+	t.Helper()
+	return releaseTarball(t, "onnxruntime-linux-x64-1.23.2/", "libonnxruntime.so.1.23.2", lib,
+		[][2]string{{"libonnxruntime.so", "libonnxruntime.so.1"}, {"libonnxruntime.so.1", "libonnxruntime.so.1.23.2"}}, "libonnxruntime_providers_shared.so")
+}
+
+// releaseTarball builds an archive shaped like ONNX Runtime's release
+// archives: top holds include/, lib/ (libName holding lib, links as
+// [name, target] pairs, other holding something else) and VERSION_NUMBER.
+func releaseTarball(t testing.TB, top, libName string, lib []byte, links [][2]string, other string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	top := "onnxruntime-linux-x64-1.23.2/"
-	entries := []struct {
+	type entry struct {
 		name, link string
 		body       []byte
-	}{
+	}
+	entries := []entry{
 		{name: top},
 		{name: top + "include/"},
 		{name: top + "include/onnxruntime_c_api.h", body: []byte("/* header */\n")},
 		{name: top + "lib/"},
-		{name: top + "lib/libonnxruntime.so", link: "libonnxruntime.so.1"},
-		{name: top + "lib/libonnxruntime.so.1", link: "libonnxruntime.so.1.23.2"},
-		{name: top + "lib/libonnxruntime_providers_shared.so", body: []byte("not this one")},
-		{name: top + "lib/libonnxruntime.so.1.23.2", body: lib},
-		{name: top + "VERSION_NUMBER", body: []byte("1.23.2\n")},
 	}
+	for _, l := range links {
+		entries = append(entries, entry{name: top + "lib/" + l[0], link: l[1]})
+	}
+	entries = append(entries,
+		entry{name: top + "lib/" + other, body: []byte("not this one")},
+		entry{name: top + "lib/" + libName, body: lib},
+		entry{name: top + "VERSION_NUMBER", body: []byte("1.23.2\n")})
 	for _, e := range entries {
 		hdr := &tar.Header{Name: e.name, Mode: 0o755, Typeflag: tar.TypeDir}
 		switch {
@@ -217,6 +229,56 @@ func TestPullRuntime(t *testing.T) {
 				t.Fatal(err)
 			}
 			requireRuntimeInstalled(t, dir, st, lib)
+		})
+	}
+}
+
+// TestPullRuntimeDarwin installs from a macOS-shaped archive, as pinned
+// for darwin/arm64: the versioned dylib, under the name the loader looks
+// for on macOS.
+func TestPullRuntimeDarwin(t *testing.T) {
+	lib := []byte("a dylib's bytes")
+	archive := releaseTarball(t, "onnxruntime-osx-arm64-1.23.2/", "libonnxruntime.1.23.2.dylib", lib,
+		[][2]string{{"libonnxruntime.dylib", "libonnxruntime.1.23.2.dylib"}}, "libonnxruntime_providers_shared.dylib")
+	const name = "onnxruntime-osx-arm64-1.23.2.tgz"
+	h, srv := newReleaseSite(t, archive)
+	h.body[name] = archive
+	sum := sha256.Sum256(archive)
+	pins := map[string]RuntimeArchive{"darwin/arm64": {Version: "1.23.2", Name: name, SHA256: hex.EncodeToString(sum[:]), Library: "libonnxruntime.1.23.2.dylib"}}
+	dir := t.TempDir()
+	st, err := PullRuntime(context.Background(), RuntimePullOptions{BaseURL: srv.URL, Dir: dir, Platform: "darwin/arm64", Pins: pins, HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, RuntimeDirName, "libonnxruntime.dylib"))
+	if err != nil || !bytes.Equal(got, lib) || st.File != "libonnxruntime.dylib" {
+		t.Fatalf("installed %q (%v), stamp %+v; want the archive's dylib as libonnxruntime.dylib", got, err, st)
+	}
+}
+
+// TestRuntimePins checks the pinned archives against what installing them
+// needs: a platform whose library names the loader knows, an archive of
+// the pinned version, a library that is the versioned one the loader
+// finds, and a whole sha256.
+func TestRuntimePins(t *testing.T) {
+	for plat, pin := range RuntimePins {
+		t.Run(plat, func(t *testing.T) {
+			goos, _, _ := strings.Cut(plat, "/")
+			names := runtimeLibNames[goos]
+			versioned := false
+			for _, n := range names {
+				ok, _ := filepath.Match(n, pin.Library)
+				versioned = versioned || ok && strings.Contains(pin.Library, pin.Version)
+			}
+			if !versioned {
+				t.Errorf("library %s is none of %v with version %s", pin.Library, names, pin.Version)
+			}
+			if !strings.Contains(pin.Name, "-"+pin.Version+".") {
+				t.Errorf("archive %s is not of version %s", pin.Name, pin.Version)
+			}
+			if b, err := hex.DecodeString(pin.SHA256); err != nil || len(b) != sha256.Size {
+				t.Errorf("sha256 %q is not one", pin.SHA256)
+			}
 		})
 	}
 }
