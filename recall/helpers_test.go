@@ -28,6 +28,22 @@ func newWorkspace(t *testing.T, name string) *layout.Workspace {
 	return layouttest.FromTxtarFile(t, filepath.Join("testdata", name+".txtar"))
 }
 
+// syncedWorkspace writes testdata/ws.txtar and syncs its index, with
+// vectors from the hashed embedder when vectors is set.
+func syncedWorkspace(t *testing.T, vectors bool) *layout.Workspace {
+	t.Helper()
+	ws := newWorkspace(t, "ws")
+	opts := Options{}
+	if vectors {
+		opts.Embedder = hashembed.Embedder{}
+	}
+	ix, _ := openIndex(t, ws, opts)
+	if _, err := ix.Sync(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
 // openIndex opens ws's index with the fixture clock and warnings kept
 // in the returned buffer.
 func openIndex(t *testing.T, ws *layout.Workspace, opts Options) (*Index, *bytes.Buffer) {

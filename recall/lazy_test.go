@@ -80,15 +80,7 @@ func TestLazyEmbedderOpensOnlyWhenNeeded(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ws := newWorkspace(t, "ws")
-			first := Options{}
-			if tt.vectors {
-				first.Embedder = hashembed.Embedder{}
-			}
-			ix, _ := openIndex(t, ws, first)
-			if _, err := ix.Sync(context.Background(), nil); err != nil {
-				t.Fatal(err)
-			}
+			ws := syncedWorkspace(t, tt.vectors)
 			oc := &openCounter{refuse: tt.wantOpens == 0}
 			lazy := NewLazyEmbedder(id, oc.open)
 			ix, warn := openIndex(t, ws, Options{Embedder: lazy})

@@ -34,17 +34,9 @@ func TestPrepareQuery(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ws := newWorkspace(t, "ws")
-			first := Options{}
-			if tt.vectors {
-				first.Embedder = hashembed.Embedder{}
-			}
-			ix, _ := openIndex(t, ws, first)
-			if _, err := ix.Sync(context.Background(), nil); err != nil {
-				t.Fatal(err)
-			}
+			ws := syncedWorkspace(t, tt.vectors)
 			c := &countingEmbedder{}
-			ix, _ = openIndex(t, ws, Options{Embedder: c})
+			ix, _ := openIndex(t, ws, Options{Embedder: c})
 			for _, p := range tt.prepare {
 				ix.PrepareQuery(p, []string{"beacon"})
 			}
