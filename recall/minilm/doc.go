@@ -43,12 +43,13 @@
 // ONNX Runtime optimises the graph each time it creates a session; the
 // result is cached in the model folder (.tmem-ort-cache), one folder per
 // key (the cache format, the model's sha256, the runtime's version and the
-// platform) holding the graph, its weights in a file of their own that the
-// runtime maps, and a manifest written last with each file's size, sha256
-// and stat stamp. A session start trusts unchanged stamps and hashes only
-// when they moved; an entry that does not match (or that the runtime
-// refuses) is removed and rebuilt, and VerifyORTCache hashes every entry in
-// full.
+// platform) holding the optimised graph with its weights in the runtime's
+// own format (ORT format), which a session runs from a mapping of the file
+// (no parsing into a copy, the weights used in place), and a manifest
+// written last with the file's size, sha256 and stat stamp. A session start
+// trusts an unchanged stamp and hashes only when it moved; an entry that
+// does not match (or that the runtime refuses) is removed and rebuilt, and
+// VerifyORTCache hashes every entry in full.
 //
 // Options.Workload picks how an ORT session starts: WorkloadBulk repacks the
 // weights for the fastest kernels (about half a second on the full model),
