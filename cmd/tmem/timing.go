@@ -14,7 +14,10 @@ import (
 const (
 	stageWorkspace = "workspace" // finding and opening the workspace
 	stageIndex     = "index"     // opening, locking and syncing the recall indexes
-	stageModel     = "model"     // loading the embedding model
+	stageModel     = "model"     // loading the embedding model, but for:
+	stageRuntime   = "runtime"   // loading ONNX Runtime
+	stageSession   = "session"   // starting its session
+	stageTokenizer = "tokenizer" // waiting for the model's tokenizer
 	stageEmbed     = "embed"     // embedding the query
 	stageSearch    = "search"    // ranking and reading the hits
 	stageTokens    = "tokens"    // counting tokens
@@ -22,7 +25,7 @@ const (
 	stagePrint     = "print"     // writing the output
 )
 
-var stageOrder = []string{stageWorkspace, stageIndex, stageModel, stageEmbed, stageSearch, stageTokens, stageBuild, stagePrint}
+var stageOrder = []string{stageWorkspace, stageIndex, stageModel, stageRuntime, stageSession, stageTokenizer, stageEmbed, stageSearch, stageTokens, stageBuild, stagePrint}
 
 // stages adds up the time spent in each stage, each exclusive of the
 // stages that ran inside it. A nil *stages times nothing.

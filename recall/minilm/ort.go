@@ -22,19 +22,24 @@ type ortRunner struct {
 	cached bool
 }
 
-// newORTRunner starts the session for the model file in dir; tk waits for
-// the tokenizer, which loads meanwhile (see loadTokenizerAsync).
-func newORTRunner(dir, model string, rt *onnxrt.Runtime, opts onnxrt.SessionOptions, tk func() (*wordpiece.Tokenizer, error)) (runner, error) {
-	cfg, err := readConfig(dir)
+// newORTRunner starts the session for the model file in o.ModelDir; tk
+// waits for the tokenizer, which loads meanwhile (see loadTokenizerAsync).
+func newORTRunner(o Options, model string, rt *onnxrt.Runtime, opts onnxrt.SessionOptions, tk func() (*wordpiece.Tokenizer, error)) (runner, error) {
+	cfg, err := readConfig(o.ModelDir)
 	if err != nil {
 		return nil, err
 	}
-	s, cached, err := openCachedSession(dir, model, rt, opts)
+	end := o.trace("session")
+	s, cached, err := openCachedSession(o.ModelDir, model, rt, opts)
+	end()
 	if err != nil {
 		return nil, err
 	}
 	r := &ortRunner{session: s, dim: cfg.HiddenSize, cached: cached}
-	if r.tk, err = tk(); err != nil {
+	end = o.trace("tokenizer")
+	r.tk, err = tk()
+	end()
+	if err != nil {
 		s.Close()
 		return nil, err
 	}
