@@ -190,6 +190,18 @@ func Open(ws *layout.Workspace, opts Options) (*Index, error) {
 // HasVectors reports whether searches use vectors; false means BM25 only.
 func (ix *Index) HasVectors() bool { return ix.opts.Embedder != nil }
 
+// PrefetchQuery starts embedding text as a Search for it will, on another
+// goroutine, when the embedder can (a LazyEmbedder whose model is not open
+// yet): a process that searches once then finds the query's vector ready,
+// or waits less, having locked and synced the index meanwhile. A Search
+// that needs no vector leaves the work unused.
+func (ix *Index) PrefetchQuery(text string) {
+	l, ok := ix.opts.Embedder.(*LazyEmbedder)
+	if text = strings.TrimSpace(text); ok && text != "" {
+		l.Prefetch([]string{text})
+	}
+}
+
 // Close releases the vector files and index snapshots the index keeps
 // open between searches. Locks are held only during operations, so there
 // is nothing to flush.

@@ -3,7 +3,9 @@ package recall
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -175,5 +177,147 @@ func TestSearchTrace(t *testing.T) {
 	runSearch(t, ix, Query{Text: "bulk lookup", Teammates: []string{"beacon"}})
 	if got, want := strings.Join(events, ","), "index,/index,embed,/embed,search,/search"; got != want {
 		t.Errorf("phases %s, want %s", got, want)
+	}
+}
+
+// embedCounter is a hashembed model that counts the texts it embeds.
+type embedCounter struct {
+	hashembed.Embedder
+	texts atomic.Int32
+}
+
+func (c *embedCounter) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	c.texts.Add(int32(len(texts)))
+	return c.Embedder.Embed(ctx, texts)
+}
+
+func TestLazyEmbedderPrefetch(t *testing.T) {
+	id := hashembed.Embedder{}.Identity()
+	ctx := context.Background()
+	want, _ := hashembed.Embedder{}.Embed(ctx, []string{"bulk lookup", "other"})
+	tests := []struct {
+		name      string
+		run       func(t *testing.T, l *LazyEmbedder)
+		wantTexts int32 // texts the model embedded
+	}{
+		{"the same texts come from the prefetch", func(t *testing.T, l *LazyEmbedder) {
+			l.Prefetch([]string{"bulk lookup"})
+			checkVectors(t, l, []string{"bulk lookup"}, want[:1])
+		}, 1},
+		{"other texts are embedded anew", func(t *testing.T, l *LazyEmbedder) {
+			l.Prefetch([]string{"bulk lookup"})
+			checkVectors(t, l, []string{"other"}, want[1:])
+			checkVectors(t, l, []string{"bulk lookup"}, want[:1])
+		}, 2},
+		{"a prefetch is taken once", func(t *testing.T, l *LazyEmbedder) {
+			l.Prefetch([]string{"bulk lookup"})
+			checkVectors(t, l, []string{"bulk lookup"}, want[:1])
+			checkVectors(t, l, []string{"bulk lookup"}, want[:1])
+		}, 2},
+		{"no prefetch once the model is open", func(t *testing.T, l *LazyEmbedder) {
+			checkVectors(t, l, []string{"other"}, want[1:])
+			l.Prefetch([]string{"bulk lookup"})
+			checkVectors(t, l, []string{"bulk lookup"}, want[:1])
+		}, 2},
+		{"empty prefetch does nothing", func(t *testing.T, l *LazyEmbedder) {
+			l.Prefetch(nil)
+			if l.Opened() {
+				t.Error("an empty prefetch opened the model")
+			}
+		}, 0},
+		{"close waits for the prefetch and closes the model", func(t *testing.T, l *LazyEmbedder) {
+			l.Prefetch([]string{"bulk lookup"})
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &embedCounter{}
+			cc := &closeCounter{}
+			l := NewLazyEmbedder(id, func() (Embedder, error) {
+				return struct {
+					Embedder
+					io.Closer
+				}{m, cc}, nil
+			})
+			tt.run(t, l)
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got := m.texts.Load(); got != tt.wantTexts {
+				t.Errorf("the model embedded %d texts, want %d", got, tt.wantTexts)
+			}
+			if wantClosed := tt.wantTexts > 0; (cc.closes > 0) != wantClosed {
+				t.Errorf("model closed %d times, want closed: %v", cc.closes, wantClosed)
+			}
+		})
+	}
+	t.Run("a failed open fails the prefetched embed", func(t *testing.T) {
+		oc := &openCounter{refuse: true}
+		l := NewLazyEmbedder(id, oc.open)
+		l.Prefetch([]string{"x"})
+		for range 2 {
+			if _, err := l.Embed(ctx, []string{"x"}); err == nil || !strings.Contains(err.Error(), "open embedding model: the model was opened") {
+				t.Errorf("Embed: %v", err)
+			}
+		}
+		if n := oc.opens.Load(); n != 1 {
+			t.Errorf("%d opens", n)
+		}
+	})
+}
+
+func checkVectors(t *testing.T, l *LazyEmbedder, texts []string, want [][]float32) {
+	t.Helper()
+	got, err := l.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d vectors, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Errorf("vector %d of %q differs from the model's", i, texts[i])
+		}
+	}
+}
+
+// TestPrefetchQuery: the query a search embeds is the one PrefetchQuery
+// prefetched, so the search embeds nothing more; a blank query prefetches
+// nothing.
+func TestPrefetchQuery(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	ix, _ := openIndex(t, ws, Options{Embedder: hashembed.Embedder{}})
+	if _, err := ix.Sync(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, prefetch string
+		wantTexts      int32
+		wantOpened     bool
+	}{
+		{"search for the prefetched query", "  bulk lookup\n", 1, true},
+		{"blank query", " \n", 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &embedCounter{}
+			lazy := NewLazyEmbedder(m.Identity(), func() (Embedder, error) { return m, nil })
+			ix, _ := openIndex(t, ws, Options{Embedder: lazy})
+			ix.PrefetchQuery(tt.prefetch)
+			if lazy.Opened() != tt.wantOpened {
+				t.Errorf("Opened() = %v after the prefetch, want %v", lazy.Opened(), tt.wantOpened)
+			}
+			hits := runSearch(t, ix, Query{Text: "bulk lookup", Teammates: []string{"beacon"}})
+			if len(hits) == 0 || !contains(hits[0].Reason, "vector") {
+				t.Errorf("hits %+v, want a vector hit first", hits)
+			}
+			if got := m.texts.Load(); got != tt.wantTexts {
+				t.Errorf("the model embedded %d texts, want %d", got, tt.wantTexts)
+			}
+		})
 	}
 }

@@ -87,7 +87,7 @@ byte-identical output.`,
 				return err
 			}
 			endIndex := f.stages.begin(stageIndex)
-			rec, closeRecall, err := openRecaller(f, ws)
+			rec, closeRecall, err := openRecaller(f, ws, task)
 			endIndex()
 			if err != nil {
 				return err

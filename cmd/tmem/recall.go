@@ -85,6 +85,7 @@ always included.`,
 				return err
 			}
 			defer ix.Close()
+			ix.PrefetchQuery(text)
 			depth := opts.recencyDepth
 			if depth == 0 {
 				depth = -1 // the flag's 0 means none; the library's 0 means default

@@ -14,10 +14,10 @@ import (
 const (
 	stageWorkspace = "workspace" // finding and opening the workspace
 	stageIndex     = "index"     // opening, locking and syncing the recall indexes
-	stageModel     = "model"     // loading the embedding model, but for:
-	stageRuntime   = "runtime"   // loading ONNX Runtime
-	stageSession   = "session"   // starting its session
-	stageTokenizer = "tokenizer" // waiting for the model's tokenizer
+	stageModel     = "model"     // loading the embedding model (aside), but for:
+	stageRuntime   = "runtime"   // loading ONNX Runtime (aside)
+	stageSession   = "session"   // starting its session (aside)
+	stageTokenizer = "tokenizer" // waiting for the model's tokenizer (aside)
 	stageEmbed     = "embed"     // embedding the query
 	stageSearch    = "search"    // ranking and reading the hits
 	stageTokens    = "tokens"    // counting tokens
@@ -28,12 +28,14 @@ const (
 var stageOrder = []string{stageWorkspace, stageIndex, stageModel, stageRuntime, stageSession, stageTokenizer, stageEmbed, stageSearch, stageTokens, stageBuild, stagePrint}
 
 // stages adds up the time spent in each stage, each exclusive of the
-// stages that ran inside it. A nil *stages times nothing.
+// stages that ran inside it, and the time of stages that may run aside,
+// on another goroutine. A nil *stages times nothing.
 type stages struct {
 	started time.Time // when the process reached main
 	mu      sync.Mutex
 	open    []*frame
 	d       map[string]time.Duration
+	beside  map[string]time.Duration
 }
 
 type frame struct {
@@ -42,7 +44,23 @@ type frame struct {
 }
 
 func newStages(started time.Time) *stages {
-	return &stages{started: started, d: map[string]time.Duration{}}
+	return &stages{started: started, d: map[string]time.Duration{}, beside: map[string]time.Duration{}}
+}
+
+// aside starts a stage that may run on another goroutine, beside the
+// others; the function it returns ends it. Its time is its own: it is not
+// taken out of a stage that waits for it, nor out of "other".
+func (s *stages) aside(name string) (end func()) {
+	if s == nil {
+		return func() {}
+	}
+	start := time.Now()
+	return func() {
+		d := time.Since(start)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.beside[name] += d
+	}
 }
 
 // begin starts a stage; the function it returns ends it. Stages nest:
@@ -74,7 +92,8 @@ func (s *stages) begin(name string) (end func()) {
 
 // line is the -v timing line: the time since main and each stage's
 // share, in milliseconds; "other" is flag parsing and everything
-// untimed.
+// untimed. A stage timed aside shows its own time, which overlaps the
+// others'.
 func (s *stages) line() string {
 	total := time.Since(s.started)
 	s.mu.Lock()
@@ -82,7 +101,7 @@ func (s *stages) line() string {
 	var parts []string
 	rest := total
 	for _, name := range stageOrder {
-		parts = append(parts, fmt.Sprintf("%s %s", name, ms(s.d[name])))
+		parts = append(parts, fmt.Sprintf("%s %s", name, ms(s.d[name]+s.beside[name])))
 		rest -= s.d[name]
 	}
 	parts = append(parts, "other "+ms(rest))

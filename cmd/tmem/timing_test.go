@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,5 +39,54 @@ func TestTimedTokenizerSplits(t *testing.T) {
 				t.Error("SplitsBetween with no line end = true")
 			}
 		})
+	}
+}
+
+// TestStagesAside: a stage timed aside shows its own time and is not
+// taken out of "other", so the stages on the main path and "other" still
+// add up to the time since main.
+func TestStagesAside(t *testing.T) {
+	s := newStages(time.Now().Add(-100 * time.Millisecond))
+	s.d[stageIndex] = 20 * time.Millisecond
+	s.d[stageEmbed] = 5 * time.Millisecond
+	s.beside[stageModel] = 70 * time.Millisecond
+	s.beside[stageRuntime] = 40 * time.Millisecond
+	line := s.line()
+	got := map[string]float64{}
+	total, rest, ok := strings.Cut(strings.TrimPrefix(line, "timing: "), " ms since main: ")
+	if !ok {
+		t.Fatalf("line %q", line)
+	}
+	for _, part := range strings.Split(rest, ", ") {
+		name, v, _ := strings.Cut(part, " ")
+		got[name], _ = strconv.ParseFloat(v, 64)
+	}
+	if got[stageModel] != 70 || got[stageRuntime] != 40 || got[stageIndex] != 20 {
+		t.Errorf("line %q: want model 70.0, runtime 40.0, index 20.0", line)
+	}
+	sum, _ := strconv.ParseFloat(total, 64)
+	if d := sum - (got["other"] + got[stageIndex] + got[stageEmbed]); d > 0.2 || d < -0.2 {
+		t.Errorf("line %q: main-path stages and other add up to %.1f less than the total", line, d)
+	}
+}
+
+// TestStagesNest: a stage begun inside another is taken out of it; one
+// timed aside inside it is not.
+func TestStagesNest(t *testing.T) {
+	s := newStages(time.Now())
+	start := time.Now()
+	endOuter := s.begin(stageIndex)
+	endInner := s.begin(stageEmbed)
+	endAside := s.aside(stageModel)
+	time.Sleep(2 * time.Millisecond)
+	endAside()
+	endInner()
+	endOuter()
+	elapsed := time.Since(start)
+	if s.beside[stageModel] < 2*time.Millisecond || s.d[stageEmbed] < s.beside[stageModel] {
+		t.Errorf("embed %v, model aside %v: want the aside stage, at least the 2ms slept, within the embed", s.d[stageEmbed], s.beside[stageModel])
+	}
+	if s.d[stageIndex]+s.d[stageEmbed] > elapsed {
+		t.Errorf("index %v and the embed %v nested in it add up to more than the %v elapsed", s.d[stageIndex], s.d[stageEmbed], elapsed)
 	}
 }
