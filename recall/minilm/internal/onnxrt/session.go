@@ -106,6 +106,7 @@ func mapFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("map: %w", err)
 	}
+	adviseHuge(data)
 	return data, nil
 }
 
