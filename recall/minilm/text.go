@@ -50,8 +50,15 @@ func isCJK(r rune) bool {
 		(r >= 0xF900 && r <= 0xFAFF) || (r >= 0x2F800 && r <= 0x2FA1F)
 }
 
-// loadTokenizer reads dir/tokenizer.json.
+// loadTokenizer reads dir/tokenizer.json, or takes the compiled one when
+// the file is all-MiniLM-L6-v2's (its sha256 is cached with the other
+// model files').
 func loadTokenizer(dir string) (*wordpiece.Tokenizer, error) {
+	if sums, err := cachedSums(dir, []string{"tokenizer.json"}); err == nil {
+		if tk, ok := wordpiece.Precompiled(sums["tokenizer.json"]); ok {
+			return tk, nil
+		}
+	}
 	path := filepath.Join(dir, "tokenizer.json")
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -1,6 +1,8 @@
 package minilm
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -108,5 +110,37 @@ func checkTokenIDs(t *testing.T, tk *wordpiece.Tokenizer, ref func(string) ([]in
 			short = short[:80] + "…"
 		}
 		t.Errorf("ids of %q =\n%v\nreference\n%v", short, got.ids, want)
+	}
+}
+
+// TestLoadTokenizerPrecompiledOrParsed: the pinned tokenizer.json is taken
+// compiled; any other (here the same settings, one more byte) is parsed,
+// and gives the same ids.
+func TestLoadTokenizerPrecompiledOrParsed(t *testing.T) {
+	config, err := os.ReadFile(filepath.Join(tinyDir, "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	writeFile(t, filepath.Join(other, "tokenizer.json"), string(config)+"\n")
+	pinned, err := loadTokenizer(tinyDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := loadTokenizer(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(config)
+	if compiled, ok := wordpiece.Precompiled(hex.EncodeToString(sum[:])); !ok || pinned != compiled {
+		t.Error("the pinned tokenizer.json was not taken compiled")
+	}
+	if parsed == pinned {
+		t.Error("another tokenizer.json was taken for the pinned one")
+	}
+	for _, text := range []string{"The cat sits on the mat", "naïve café, 東京!", ""} {
+		if a, b := encode(pinned, normalizeText(text)).ids, encode(parsed, normalizeText(text)).ids; !slices.Equal(a, b) {
+			t.Errorf("%q: compiled %v, parsed %v", text, a, b)
+		}
 	}
 }

@@ -19,5 +19,10 @@
 // UTF-8), the reference repeats or loses the word pieces after it, or
 // panics; here the character is simply dropped. What this package adds
 // is speed: a process that embeds one query reads the 0.5 MB file in a
-// few milliseconds instead of tens.
+// few milliseconds instead of tens, and all-MiniLM-L6-v2's file not at all:
+// Precompiled hands out that tokenizer compiled into the binary (Compile),
+// its vocabulary searched in place, to a caller that knows the file's
+// sha256.
 package wordpiece
+
+//go:generate go run ./genwpc -in ../../testdata/pinned/tokenizer.json -out minilm.wpc

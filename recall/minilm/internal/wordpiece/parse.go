@@ -91,7 +91,7 @@ func (t *Tokenizer) readModel(f *file) error {
 	if t.vocab, t.maxKey, err = parseVocab(m.Vocab); err != nil {
 		return fmt.Errorf("model.vocab: %w", err)
 	}
-	unk, ok := t.vocab[m.UnkToken]
+	unk, ok := t.vocab.id([]byte(m.UnkToken))
 	if !ok {
 		return fmt.Errorf("model.unk_token %q is not in the vocabulary", m.UnkToken)
 	}
@@ -180,13 +180,13 @@ func bertToken(pair []json.RawMessage) (int64, error) {
 // scanning it here, the keys sliced from one string, takes a fraction of
 // what decoding it into a map with encoding/json takes. It also returns the
 // longest key's length in bytes.
-func parseVocab(raw json.RawMessage) (map[string]int32, int, error) {
+func parseVocab(raw json.RawMessage) (mapVocab, int, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) < 2 || raw[0] != '{' {
 		return nil, 0, errors.New("not an object")
 	}
 	src := string(raw)
-	vocab := make(map[string]int32, bytes.Count(raw, []byte(`":`)))
+	vocab := make(mapVocab, bytes.Count(raw, []byte(`":`)))
 	longest := 0
 	for i := 1; ; {
 		i = skipSpace(src, i)

@@ -8,7 +8,7 @@ import (
 
 // Tokenizer maps text to token ids. It is safe for concurrent use.
 type Tokenizer struct {
-	vocab  map[string]int32
+	vocab  vocabulary
 	prefix string // marks a piece that continues a word, "##"
 	// maxRunes is the longest word split into pieces; a longer one is
 	// unknown as a whole.
@@ -68,14 +68,12 @@ func (t *Tokenizer) appendWord(ids []int64, w string) []int64 {
 		}
 		found := false
 		for end > start {
-			var id int32
-			if start == 0 {
-				id, found = t.vocab[w[:end]]
-			} else {
-				key = append(append(key[:0], t.prefix...), w[start:end]...)
-				id, found = t.vocab[string(key)]
+			key = key[:0]
+			if start > 0 {
+				key = append(key, t.prefix...)
 			}
-			if found {
+			var id int32
+			if id, found = t.vocab.id(append(key, w[start:end]...)); found {
 				ids = append(ids, int64(id))
 				break
 			}

@@ -1,6 +1,8 @@
 package wordpiece
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -37,12 +39,81 @@ func parse(tb testing.TB, config []byte) *Tokenizer {
 // as Encode expects, with the reference tokenizer.
 func TestEncodeMatchesReference(t *testing.T) {
 	config := pinned(t)
-	tk := parse(t, config)
 	ref := minilmtest.ReferenceTokenizer(t, config, maxLen)
-	for kind, texts := range minilmtest.TokenizerCorpus(t) {
-		t.Run(kind, func(t *testing.T) {
-			for _, text := range texts {
-				checkEncode(t, tk, ref, strings.ToLower(text), maxLen)
+	corpus := minilmtest.TokenizerCorpus(t)
+	for name, tk := range map[string]*Tokenizer{"parsed": parse(t, config), "precompiled": precompiledPinned(t)} {
+		for kind, texts := range corpus {
+			t.Run(name+"/"+kind, func(t *testing.T) {
+				for _, text := range texts {
+					checkEncode(t, tk, ref, strings.ToLower(text), maxLen)
+				}
+			})
+		}
+	}
+}
+
+// precompiledPinned is the embedded tokenizer, which must be the pinned
+// file's.
+func precompiledPinned(t *testing.T) *Tokenizer {
+	t.Helper()
+	sum := sha256.Sum256(pinned(t))
+	tk, ok := Precompiled(hex.EncodeToString(sum[:]))
+	if !ok {
+		t.Fatal("Precompiled does not know the pinned tokenizer.json")
+	}
+	return tk
+}
+
+// TestPrecompiledIsCurrent: the embedded file is what go generate makes of
+// the pinned tokenizer.json.
+func TestPrecompiledIsCurrent(t *testing.T) {
+	b, err := Compile(pinned(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != minilm {
+		t.Error("minilm.wpc is not the compiled pinned tokenizer.json; run go generate ./recall/minilm/internal/wordpiece")
+	}
+}
+
+// TestPrecompiledMatchesParse compares the compiled tokenizer with the one
+// Parse reads from the same file, setting by setting and piece by piece.
+func TestPrecompiledMatchesParse(t *testing.T) {
+	parsed, compiled := parse(t, pinned(t)), precompiledPinned(t)
+	if parsed.norm != compiled.norm || parsed.prefix != compiled.prefix || parsed.maxRunes != compiled.maxRunes ||
+		parsed.maxKey != compiled.maxKey || parsed.unk != compiled.unk || parsed.cls != compiled.cls || parsed.sep != compiled.sep {
+		t.Errorf("settings differ:\nparsed   %+v\ncompiled %+v", *parsed, *compiled)
+	}
+	m := parsed.vocab.(mapVocab)
+	if n := compiled.vocab.(tableVocab).n; n != len(m) {
+		t.Errorf("%d pieces compiled, %d parsed", n, len(m))
+	}
+	for piece, want := range m {
+		if got, ok := compiled.vocab.id([]byte(piece)); !ok || got != want {
+			t.Errorf("piece %q: compiled id %d, %v; parsed %d", piece, got, ok, want)
+		}
+	}
+	for _, absent := range []string{"", "tmem-not-a-piece", "##", "\xff", strings.Repeat("a", 300)} {
+		if id, ok := compiled.vocab.id([]byte(absent)); ok {
+			t.Errorf("piece %q: compiled id %d, want none", absent, id)
+		}
+	}
+	if _, ok := Precompiled(strings.Repeat("0", 64)); ok {
+		t.Error("Precompiled knows a tokenizer.json of another sum")
+	}
+}
+
+func TestDecodeRefusesDamage(t *testing.T) {
+	tests := []struct{ name, raw, want string }{
+		{"empty", "", "bad magic"},
+		{"other magic", "tmwpc\x00\x00\x02" + minilm[8:], "bad magic"},
+		{"truncated", minilm[:len(minilm)-1], "the header says otherwise"},
+		{"header only", minilm[:compiledHeader], "the header says otherwise"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, _, err := decode(tt.raw); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("decode: %v, want an error with %q", err, tt.want)
 			}
 		})
 	}
@@ -219,13 +290,21 @@ func TestParseEscapedKeys(t *testing.T) {
 	tk := parse(t, b)
 	longest := 0
 	for key, id := range vocab {
-		if got, ok := tk.vocab[key]; !ok || got != int32(id.(int)) {
+		if got, ok := tk.vocab.id([]byte(key)); !ok || got != int32(id.(int)) {
 			t.Errorf("vocab[%q] = %d, %v, want %d", key, got, ok, id)
 		}
 		longest = max(longest, len(key))
 	}
-	if len(tk.vocab) != len(vocab) || tk.maxKey != longest {
-		t.Errorf("%d keys, the longest %d bytes; want %d and %d", len(tk.vocab), tk.maxKey, len(vocab), longest)
+	if n := len(tk.vocab.(mapVocab)); n != len(vocab) || tk.maxKey != longest {
+		t.Errorf("%d keys, the longest %d bytes; want %d and %d", n, tk.maxKey, len(vocab), longest)
+	}
+}
+
+func BenchmarkPrecompiledEncodeQuery(b *testing.B) {
+	sum := sha256.Sum256(pinned(b))
+	tk, _ := Precompiled(hex.EncodeToString(sum[:]))
+	for b.Loop() {
+		tk.Encode("why did the eta rollover test fail on ci?", maxLen)
 	}
 }
 
