@@ -44,8 +44,9 @@ type Options struct {
 	// Trace, when set, is called as each phase of a Search starts, and the
 	// function it returns as the phase ends: "index" (locking, syncing and
 	// opening the indexes searched), "embed" (the query, loading a lazily
-	// opened model included) and "search" (BM25, vectors, fusion and
-	// reading the hits). A search that is retried runs them again.
+	// opened model included, while BM25 ranks on another goroutine) and
+	// "search" (vectors, fusion and reading the hits). A search that is
+	// retried runs them again.
 	Trace func(phase string) (end func())
 	// Warn receives one-line notices (BM25-only mode, rebuilds, files
 	// that do not parse); nil discards them.
