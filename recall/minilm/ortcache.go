@@ -229,7 +229,7 @@ func publishCacheEntry(cdir, key, tmp string) {
 		return
 	}
 	syncFolder(cdir)
-	onnxrt.DropCachedPages(filepath.Join(cdir, key, entryModel))
+	onnxrt.RecacheHuge(filepath.Join(cdir, key, entryModel))
 	if fi, err := os.Stat(filepath.Join(cdir, key, entryManifest)); err == nil {
 		pruneCache(cdir, key, fi.ModTime())
 	}

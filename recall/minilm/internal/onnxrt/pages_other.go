@@ -5,5 +5,5 @@ package onnxrt
 // adviseHuge does nothing: huge pages for file mappings are Linux's.
 func adviseHuge([]byte) {}
 
-// DropCachedPages does nothing outside Linux (see pages_linux.go).
-func DropCachedPages(string) {}
+// RecacheHuge does nothing outside Linux (see pages_linux.go).
+func RecacheHuge(string) {}
