@@ -45,11 +45,12 @@ type Options struct {
 	// Trace, when set, is called as each phase of a Search starts, and the
 	// function it returns as the phase ends: "index" (locking, syncing and
 	// opening the indexes searched), "embed" (the query, loading a lazily
-	// opened model included, or waiting for the query embedded ahead) and
-	// "search" (BM25, vectors, fusion and reading the hits). A search that
-	// is retried runs them again. A query embedded ahead (see PrepareQuery)
-	// is traced as "background embed", on a goroutine of its own, while
-	// the other phases run: Trace must be safe for concurrent use.
+	// opened model included, or waiting for the query embedded ahead, while
+	// BM25 ranks on another goroutine) and "search" (vectors, fusion and
+	// reading the hits). A search that is retried runs them again. A query
+	// embedded ahead (see PrepareQuery) is traced as "background embed", on
+	// a goroutine of its own, while the other phases run: Trace must be
+	// safe for concurrent use.
 	Trace func(phase string) (end func())
 	// Warn receives one-line notices (BM25-only mode, rebuilds, files
 	// that do not parse); nil discards them.

@@ -24,9 +24,8 @@ type LazyEmbedder struct {
 }
 
 // NewLazyEmbedder returns an Embedder with the given identity that calls
-// open once, when it is first asked to embed, with that Embed's context
-// (InBackground tells whether a search is loading the model ahead). The
-// opened embedder must have the same identity.
+// open once, when it is first asked to embed, with that Embed's context.
+// The opened embedder must have the same identity.
 func NewLazyEmbedder(identity string, open func(ctx context.Context) (Embedder, error)) *LazyEmbedder {
 	return &LazyEmbedder{identity: identity, open: open}
 }

@@ -37,16 +37,6 @@ type prefetch struct {
 	wg sync.WaitGroup // embeddings under way; Close waits for them
 }
 
-type backgroundKey struct{}
-
-// InBackground reports whether ctx is that of work a search runs ahead
-// of time, on a goroutine of its own (loading the model and embedding the
-// query while the indexes open): its time overlaps the search's phases.
-// An Options.Trace whose phases must not overlap tells them apart with it
-// (the phases recall traces in the background are named "background
-// model" style, see Options.Trace).
-func InBackground(ctx context.Context) bool { return ctx.Value(backgroundKey{}) != nil }
-
 // PrepareQuery starts embedding text for a search of the named teammates
 // (none: all) that is to follow, when that search would embed it: the
 // index has an embedder and one of the scopes holds vectors from it. It
@@ -85,9 +75,8 @@ func (ix *Index) prepare(text string, names []string) {
 	go func() {
 		defer p.wg.Done()
 		defer close(q.done)
-		ctx := context.WithValue(context.Background(), backgroundKey{}, true)
 		defer ix.trace("background embed")()
-		vs, err := ix.opts.Embedder.Embed(ctx, []string{text})
+		vs, err := ix.opts.Embedder.Embed(context.Background(), []string{text})
 		if err == nil && len(vs) == 1 {
 			q.vec = vs[0]
 		}

@@ -91,14 +91,19 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 	}
 	end()
 	end = ix.trace("embed")
+	// BM25 ranks beside the wait for the query's vector (still being
+	// embedded, the model perhaps still loading: see PrepareQuery).
+	bm := startBM25(ctx, scopes, text, ix.now(), mode, ix.candidates(k))
 	qv, err := ix.queryVector(ctx, scopes, text, mode)
 	end()
 	var hits []Hit
 	if err == nil {
 		end = ix.trace("search")
-		hits, err = ix.searchScopes(ctx, scopes, q, k, mode, qv)
+		hits, err = ix.searchScopes(ctx, scopes, q, k, mode, qv, bm)
 		end()
 	}
+	// The scopes close on return: BM25 must be done with them.
+	bm.wait()
 	if cerr := checkUnlocked(scopes); cerr != nil {
 		return nil, cerr
 	}
@@ -303,17 +308,20 @@ func (ix *Index) queryVector(ctx context.Context, scopes []*scope, text, mode st
 	return vs[0], nil
 }
 
-// searchScopes ranks the chunks of scopes for q: by BM25 unless mode is
-// ModeVector, and by similarity to qv when it is not nil.
-func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k int, mode string, qv []float32) ([]Hit, error) {
+// candidates is how many chunks each ranking keeps for a search of k hits.
+func (ix *Index) candidates(k int) int { return max(ix.rank.Candidates, 2*k) }
+
+// searchScopes ranks the chunks of scopes for q: by BM25 (the ranking bm
+// makes) unless mode is ModeVector, and by similarity to qv when it is not
+// nil.
+func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k int, mode string, qv []float32, bm *pendingBM25) ([]Hit, error) {
 	r := ix.rank
-	cand := max(r.Candidates, 2*k)
 	metas := map[string]Chunk{}
-	bm, vec, err := rankLists(ctx, scopes, strings.TrimSpace(q.Text), ix.now(), mode, qv, cand)
+	bmList, vec, err := rankLists(scopes, qv, ix.candidates(k), bm)
 	if err != nil {
 		return nil, err
 	}
-	fused := fuse(r, bm, vec)
+	fused := fuse(r, bmList, vec)
 
 	depth := r.RecencyDepth
 	if q.RecencyDepth != 0 {
@@ -365,35 +373,54 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 	return hits, nil
 }
 
-// rankLists returns the best n chunks of the scopes by BM25 (unless mode
-// is ModeVector) and by similarity to qv (when it is not nil). The two
-// lists are made at once: neither needs the other.
-func rankLists(ctx context.Context, scopes []*scope, text string, now time.Time, mode string, qv []float32, n int) (bm, vec []scored, err error) {
-	var wg sync.WaitGroup
+// pendingBM25 is a BM25 ranking under way (see startBM25).
+type pendingBM25 struct {
+	done chan struct{}
+	list []scored
+	err  error
+}
+
+// startBM25 starts ranking the best n chunks of the scopes for text by BM25
+// on another goroutine, unless mode is ModeVector or text is empty.
+func startBM25(ctx context.Context, scopes []*scope, text string, now time.Time, mode string, n int) *pendingBM25 {
+	p := &pendingBM25{done: make(chan struct{})}
+	if text == "" || mode == ModeVector {
+		close(p.done)
+		return p
+	}
+	go func() {
+		defer close(p.done)
+		if p.list, p.err = bm25Search(ctx, scopes, text, now, n); p.err != nil {
+			p.err = fmt.Errorf("search %q: %w", text, p.err)
+		}
+	}()
+	return p
+}
+
+// wait returns the ranking once it is made.
+func (p *pendingBM25) wait() ([]scored, error) {
+	<-p.done
+	return p.list, p.err
+}
+
+// rankLists returns the best n chunks of the scopes by similarity to qv
+// (when it is not nil), and the BM25 ranking bm makes meanwhile.
+func rankLists(scopes []*scope, qv []float32, n int, bm *pendingBM25) (bmList, vec []scored, err error) {
 	var verr error
 	if qv != nil {
 		views := make([]*vecView, 0, len(scopes))
 		for _, s := range scopes {
 			views = append(views, s.vec)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// The rows are read from mapped files: guard turns a fault on
-			// one cut short underneath into an error.
-			verr = guard("search vectors", func() error {
-				vec = searchViews(views, qv, n)
-				return nil
-			})
-		}()
+		// The rows are read from mapped files: guard turns a fault on one
+		// cut short underneath into an error.
+		verr = guard("search vectors", func() error {
+			vec = searchViews(views, qv, n)
+			return nil
+		})
 	}
-	if text != "" && mode != ModeVector {
-		if bm, err = bm25Search(ctx, scopes, text, now, n); err != nil {
-			err = fmt.Errorf("search %q: %w", text, err)
-		}
-	}
-	wg.Wait()
-	return bm, vec, errors.Join(err, verr)
+	bmList, err = bm.wait()
+	return bmList, vec, errors.Join(err, verr)
 }
 
 // anyVectors reports whether a scope has vectors loaded to search.

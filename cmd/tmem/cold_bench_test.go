@@ -16,9 +16,8 @@ import (
 // BenchmarkProcessCold starts tmem as an agent CLI does before each task,
 // on the bundled example with its index synced, and reports the wall time
 // per run and, from the -v timing line, each stage's mean in ms: start
-// (process start to main, and exit), then the stages of timing.go, and
-// apart the model's load and the query's embedding when they ran in the
-// background (overlapping the others).
+// (process start to main, and exit), then the stages of timing.go (the
+// model's, timed aside, overlap the others).
 //
 //	go test ./cmd/tmem -run '^$' -bench ProcessCold -benchtime 20x
 //
@@ -57,7 +56,7 @@ func BenchmarkProcessCold(b *testing.B) {
 			}
 			b.StopTimer()
 			wall := float64(b.Elapsed().Microseconds()) / 1000 / float64(b.N)
-			for _, k := range append([]string{"main", "other", "background-model", "background-embed"}, stageOrder...) {
+			for _, k := range append([]string{"main", "other"}, stageOrder...) {
 				b.ReportMetric(sums[k]/float64(b.N), k+"-ms")
 			}
 			b.ReportMetric(wall-sums["main"]/float64(b.N), "start-ms")

@@ -28,8 +28,10 @@ func openEmbedder(f *factory, flag string, w minilm.Workload) (recall.Embedder, 
 	switch {
 	case err == nil:
 		return recall.NewLazyEmbedder(id, func(ctx context.Context) (recall.Embedder, error) {
-			defer f.stages.beginFor(ctx, stageModel)()
-			e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: f.getenv("TMEM_BACKEND"), Workload: w, Getenv: f.getenv})
+			// Opening may run beside the other stages (see recall's PrepareQuery).
+			defer f.stages.aside(stageModel)()
+			e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: f.getenv("TMEM_BACKEND"), Workload: w, Getenv: f.getenv,
+				Trace: f.stages.aside}) // the phase names are stage names
 			if err != nil {
 				return nil, fmt.Errorf("the embedding model in %s: %w", dir, err)
 			}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -9,14 +8,16 @@ import (
 	"time"
 
 	memctx "github.com/tmemhq/tmem/context"
-	"github.com/tmemhq/tmem/recall"
 )
 
 // The stages of a per-task call (tmem context, tmem recall) that -v times.
 const (
 	stageWorkspace = "workspace" // finding and opening the workspace
 	stageIndex     = "index"     // opening, locking and syncing the recall indexes
-	stageModel     = "model"     // loading the embedding model
+	stageModel     = "model"     // loading the embedding model (aside), but for:
+	stageRuntime   = "runtime"   // loading ONNX Runtime (aside)
+	stageSession   = "session"   // starting its session (aside)
+	stageTokenizer = "tokenizer" // waiting for the model's tokenizer (aside)
 	stageEmbed     = "embed"     // embedding the query
 	stageSearch    = "search"    // ranking and reading the hits
 	stageTokens    = "tokens"    // counting tokens
@@ -24,16 +25,17 @@ const (
 	stagePrint     = "print"     // writing the output
 )
 
-var stageOrder = []string{stageWorkspace, stageIndex, stageModel, stageEmbed, stageSearch, stageTokens, stageBuild, stagePrint}
+var stageOrder = []string{stageWorkspace, stageIndex, stageModel, stageRuntime, stageSession, stageTokenizer, stageEmbed, stageSearch, stageTokens, stageBuild, stagePrint}
 
 // stages adds up the time spent in each stage, each exclusive of the
-// stages that ran inside it. A nil *stages times nothing.
+// stages that ran inside it, and the time of stages that may run aside,
+// on another goroutine. A nil *stages times nothing.
 type stages struct {
 	started time.Time // when the process reached main
 	mu      sync.Mutex
 	open    []*frame
 	d       map[string]time.Duration
-	bg      map[string]time.Duration // stages run in the background (see background)
+	beside  map[string]time.Duration
 }
 
 type frame struct {
@@ -42,7 +44,23 @@ type frame struct {
 }
 
 func newStages(started time.Time) *stages {
-	return &stages{started: started, d: map[string]time.Duration{}, bg: map[string]time.Duration{}}
+	return &stages{started: started, d: map[string]time.Duration{}, beside: map[string]time.Duration{}}
+}
+
+// aside starts a stage that may run on another goroutine, beside the
+// others; the function it returns ends it. Its time is its own: it is not
+// taken out of a stage that waits for it, nor out of "other".
+func (s *stages) aside(name string) (end func()) {
+	if s == nil {
+		return func() {}
+	}
+	start := time.Now()
+	return func() {
+		d := time.Since(start)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.beside[name] += d
+	}
 }
 
 // begin starts a stage; the function it returns ends it. Stages nest:
@@ -72,43 +90,21 @@ func (s *stages) begin(name string) (end func()) {
 	}
 }
 
-// background starts a stage that runs on a goroutine of its own while
-// the others go on (a search loading the model and embedding the query
-// ahead): its time is reported apart and is part of no other stage.
-func (s *stages) background(name string) (end func()) {
-	if s == nil {
-		return func() {}
-	}
-	start := time.Now()
-	return func() {
-		d := time.Since(start)
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.bg[name] += d
-	}
-}
-
-// trace is recall's Options.Trace: its phases are stage names, and those
-// it runs in the background are named "background <stage>".
+// trace is recall's Options.Trace: its phases are stage names. What it
+// runs in the background ("background embed": the query embedded ahead)
+// overlaps the phases that wait for it and is not timed; the model's load
+// in it is, aside.
 func (s *stages) trace(phase string) (end func()) {
-	if name, ok := strings.CutPrefix(phase, "background "); ok {
-		return s.background(name)
+	if strings.HasPrefix(phase, "background ") {
+		return func() {}
 	}
 	return s.begin(phase)
 }
 
-// beginFor starts a stage run for ctx: in the background when recall runs
-// it ahead of a search (recall.InBackground).
-func (s *stages) beginFor(ctx context.Context, name string) (end func()) {
-	if recall.InBackground(ctx) {
-		return s.background(name)
-	}
-	return s.begin(name)
-}
-
 // line is the -v timing line: the time since main and each stage's
 // share, in milliseconds; "other" is flag parsing and everything
-// untimed.
+// untimed. A stage timed aside shows its own time, which overlaps the
+// others'.
 func (s *stages) line() string {
 	total := time.Since(s.started)
 	s.mu.Lock()
@@ -116,15 +112,10 @@ func (s *stages) line() string {
 	var parts []string
 	rest := total
 	for _, name := range stageOrder {
-		parts = append(parts, fmt.Sprintf("%s %s", name, ms(s.d[name])))
+		parts = append(parts, fmt.Sprintf("%s %s", name, ms(s.d[name]+s.beside[name])))
 		rest -= s.d[name]
 	}
 	parts = append(parts, "other "+ms(rest))
-	for _, name := range stageOrder {
-		if d, ok := s.bg[name]; ok {
-			parts = append(parts, fmt.Sprintf("background-%s %s", name, ms(d)))
-		}
-	}
 	return fmt.Sprintf("timing: %s ms since main: %s", ms(total), strings.Join(parts, ", "))
 }
 

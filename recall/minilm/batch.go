@@ -1,10 +1,6 @@
 package minilm
 
-import (
-	"sync"
-
-	"github.com/sugarme/tokenizer"
-)
+import "github.com/tmemhq/tmem/recall/minilm/internal/wordpiece"
 
 // batchInput is one batch of texts as model input: token ids, attention mask
 // and token type ids, each [n][seq] flattened, padded to seq.
@@ -14,22 +10,15 @@ type batchInput struct {
 	masks            [][]int64 // each text's own mask, unpadded
 }
 
-// encodeBatch tokenizes texts (mu guards tk) and pads them to the longest,
-// rounded up to a multiple of pad.
-func encodeBatch(mu *sync.Mutex, tk *tokenizer.Tokenizer, texts []string, pad int) (batchInput, error) {
+// encodeBatch tokenizes texts and pads them to the longest, rounded up to a
+// multiple of pad.
+func encodeBatch(tk *wordpiece.Tokenizer, texts []string, pad int) batchInput {
 	encs := make([]encoding, len(texts))
 	seq := 0
-	mu.Lock()
 	for i, t := range texts {
-		e, err := encode(tk, t)
-		if err != nil {
-			mu.Unlock()
-			return batchInput{}, err
-		}
-		encs[i] = e
-		seq = max(seq, len(e.ids))
+		encs[i] = encode(tk, t)
+		seq = max(seq, len(encs[i].ids))
 	}
-	mu.Unlock()
 	seq = (seq + pad - 1) / pad * pad
 	n := len(texts)
 	b := batchInput{n: n, seq: seq, ids: make([]int64, n*seq), mask: make([]int64, n*seq), types: make([]int64, n*seq), masks: make([][]int64, n)}
@@ -39,7 +28,7 @@ func encodeBatch(mu *sync.Mutex, tk *tokenizer.Tokenizer, texts []string, pad in
 		copy(b.types[i*seq:], e.typeIDs)
 		b.masks[i] = e.mask
 	}
-	return b, nil
+	return b
 }
 
 // pool mean-pools the model's hidden states ([n][seq][dim] flattened) over

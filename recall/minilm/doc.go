@@ -11,9 +11,12 @@
 // # Pipeline
 //
 // Text is lowercased, NFD-normalised and stripped of combining marks, and CJK
-// characters are split apart, as BERT uncased does; the pure-Go tokenizer
-// skips these steps on its own and would turn "naïve café" into [UNK] [UNK].
-// WordPiece then runs with the model's tokenizer.json. Input is cut at 256
+// characters are split apart, as BERT uncased does; tokenizer.json leaves
+// the accents on and would turn "naïve café" into [UNK] [UNK]. WordPiece
+// then runs as the model's tokenizer.json describes it (internal/wordpiece,
+// which gives the ids of the github.com/sugarme/tokenizer the package used
+// before; all-MiniLM-L6-v2's tokenizer.json, known by its sha256, is
+// compiled into the binary, any other is read in 10-30 ms). Input is cut at 256
 // word pieces including [CLS] and [SEP] (MaxTokens): that is what
 // sentence-transformers applies for this model (sentence_bert_config.json),
 // while tokenizer.json's own truncation at 128 and its fixed padding to 128
@@ -41,12 +44,13 @@
 // ONNX Runtime optimises the graph each time it creates a session; the
 // result is cached in the model folder (.tmem-ort-cache), one folder per
 // key (the cache format, the model's sha256, the runtime's version and the
-// platform) holding the graph, its weights in a file of their own that the
-// runtime maps, and a manifest written last with each file's size, sha256
-// and stat stamp. A session start trusts unchanged stamps and hashes only
-// when they moved; an entry that does not match (or that the runtime
-// refuses) is removed and rebuilt, and VerifyORTCache hashes every entry in
-// full.
+// platform) holding the optimised graph with its weights in the runtime's
+// own format (ORT format), which a session runs from a mapping of the file
+// (no parsing into a copy, the weights used in place), and a manifest
+// written last with the file's size, sha256 and stat stamp. A session start
+// trusts an unchanged stamp and hashes only when it moved; an entry that
+// does not match (or that the runtime refuses) is removed and rebuilt, and
+// VerifyORTCache hashes every entry in full.
 //
 // Options.Workload picks how an ORT session starts: WorkloadBulk repacks the
 // weights for the fastest kernels (about half a second on the full model),

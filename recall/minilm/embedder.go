@@ -62,6 +62,21 @@ type Options struct {
 	Workload Workload
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
+	// Trace, when set, is called as each phase of opening the ONNX Runtime
+	// backend starts, and the function it returns as the phase ends:
+	// "runtime" (loading the library and creating its environment),
+	// "session" (checking the optimised-model cache and starting the
+	// session) and "tokenizer" (waiting for tokenizer.json, which is read
+	// on another goroutine meanwhile).
+	Trace func(phase string) (end func())
+}
+
+// trace marks the start of a phase of Open (see Options.Trace).
+func (o Options) trace(phase string) (end func()) {
+	if o.Trace == nil {
+		return func() {}
+	}
+	return o.Trace(phase)
 }
 
 // Workload trades a session's start-up time against its speed per text.
@@ -189,7 +204,9 @@ func (e *Embedder) openORT(o Options, getenv func(string) string) error {
 	e.backend = BackendORT
 	tk := loadTokenizerAsync(o.ModelDir)
 	lib := FindRuntime(o.ORTLib, o.ModelDir, getenv)
+	end := o.trace("runtime")
 	rt, err := loadORT(lib)
+	end()
 	if err != nil {
 		return err
 	}
@@ -203,7 +220,7 @@ func (e *Embedder) openORT(o Options, getenv func(string) string) error {
 		// over all cores for throughput, and starts no thread pool.
 		workers = runtime.GOMAXPROCS(0)
 	}
-	run, err := newORTRunner(o.ModelDir, e.model, rt, sessionOptions(o, workers), tk)
+	run, err := newORTRunner(o, e.model, rt, sessionOptions(o, workers), tk)
 	if err != nil {
 		return fmt.Errorf("%s: %w", rt, err)
 	}

@@ -13,7 +13,8 @@ import (
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/onnx-gomlx/onnx"
 	"github.com/gomlx/onnx-gomlx/onnx/parser"
-	"github.com/sugarme/tokenizer"
+
+	"github.com/tmemhq/tmem/recall/minilm/internal/wordpiece"
 )
 
 // goSeqPad rounds each batch's length up to a multiple of this, so that
@@ -28,8 +29,7 @@ const goMaxBatch = 32
 // onnx-gomlx), with the same tokenizer and pooling as the ONNX Runtime
 // backend.
 type goRunner struct {
-	tkMu    sync.Mutex
-	tk      *tokenizer.Tokenizer
+	tk      *wordpiece.Tokenizer
 	dim     int
 	model   onnx.Model
 	backend backends.Backend
@@ -107,10 +107,7 @@ func (r *goRunner) embed(texts []string) (vecs [][]float32, err error) {
 	if len(texts) > goMaxBatch {
 		return nil, fmt.Errorf("run model: batch of %d texts, at most %d", len(texts), goMaxBatch)
 	}
-	b, err := encodeBatch(&r.tkMu, r.tk, texts, goSeqPad)
-	if err != nil {
-		return nil, err
-	}
+	b := encodeBatch(r.tk, texts, goSeqPad)
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("run model: %v", p)

@@ -4,11 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sync"
-
-	"github.com/sugarme/tokenizer"
 
 	"github.com/tmemhq/tmem/recall/minilm/internal/onnxrt"
+	"github.com/tmemhq/tmem/recall/minilm/internal/wordpiece"
 )
 
 // ortInputs are the BERT export's inputs, in the order embed passes them.
@@ -18,26 +16,30 @@ var ortInputs = []string{"input_ids", "attention_mask", "token_type_ids"}
 // pooling as the Go backend.
 type ortRunner struct {
 	session *onnxrt.Session
-	tkMu    sync.Mutex
-	tk      *tokenizer.Tokenizer
+	tk      *wordpiece.Tokenizer
 	dim     int
 	// cached says the session was loaded from the optimised-graph cache.
 	cached bool
 }
 
-// newORTRunner starts the session for the model file in dir; tk waits for
-// the tokenizer, which loads meanwhile (see loadTokenizerAsync).
-func newORTRunner(dir, model string, rt *onnxrt.Runtime, opts onnxrt.SessionOptions, tk func() (*tokenizer.Tokenizer, error)) (runner, error) {
-	cfg, err := readConfig(dir)
+// newORTRunner starts the session for the model file in o.ModelDir; tk
+// waits for the tokenizer, which loads meanwhile (see loadTokenizerAsync).
+func newORTRunner(o Options, model string, rt *onnxrt.Runtime, opts onnxrt.SessionOptions, tk func() (*wordpiece.Tokenizer, error)) (runner, error) {
+	cfg, err := readConfig(o.ModelDir)
 	if err != nil {
 		return nil, err
 	}
-	s, cached, err := openCachedSession(dir, model, rt, opts)
+	end := o.trace("session")
+	s, cached, err := openCachedSession(o.ModelDir, model, rt, opts)
+	end()
 	if err != nil {
 		return nil, err
 	}
 	r := &ortRunner{session: s, dim: cfg.HiddenSize, cached: cached}
-	if r.tk, err = tk(); err != nil {
+	end = o.trace("tokenizer")
+	r.tk, err = tk()
+	end()
+	if err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -45,27 +47,25 @@ func newORTRunner(dir, model string, rt *onnxrt.Runtime, opts onnxrt.SessionOpti
 }
 
 // loadTokenizerAsync starts loading dir's tokenizer and returns the function
-// that waits for it. Parsing tokenizer.json takes about as long as loading
-// ONNX Runtime and starting a session from the cache, on one core each.
-func loadTokenizerAsync(dir string) func() (*tokenizer.Tokenizer, error) {
-	var tk *tokenizer.Tokenizer
+// that waits for it. The compiled tokenizer takes no time; reading another
+// tokenizer.json takes 10-30 ms, which another core can spend while this
+// one loads ONNX Runtime.
+func loadTokenizerAsync(dir string) func() (*wordpiece.Tokenizer, error) {
+	var tk *wordpiece.Tokenizer
 	var err error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		tk, err = loadTokenizer(dir)
 	}()
-	return func() (*tokenizer.Tokenizer, error) {
+	return func() (*wordpiece.Tokenizer, error) {
 		<-done
 		return tk, err
 	}
 }
 
 func (r *ortRunner) embed(texts []string) ([][]float32, error) {
-	b, err := encodeBatch(&r.tkMu, r.tk, texts, 1)
-	if err != nil {
-		return nil, err
-	}
+	b := encodeBatch(r.tk, texts, 1)
 	hidden := make([]float32, b.n*b.seq*r.dim)
 	shape := []int64{int64(b.n), int64(b.seq)}
 	outShape := []int64{int64(b.n), int64(b.seq), int64(r.dim)}

@@ -25,20 +25,20 @@ const ortCacheDir = ".tmem-ort-cache"
 
 // ortCacheFormat is hashed into every cache key and written into every
 // manifest; changing how the cache is built (the optimisation level, the
-// weights file) changes it, which orphans old entries.
-const ortCacheFormat = "ort-cache-2:extended,external-weights"
+// file format) changes it, which orphans old entries.
+const ortCacheFormat = "ort-cache-3:extended,ort-format"
 
-// The files of a cache entry, a folder named by its key. The weights are kept
-// out of the graph so that the runtime maps them from the file instead of
-// copying them; the manifest, written last, records the other two.
+// The files of a cache entry, a folder named by its key: the optimised graph
+// with its weights in ONNX Runtime's own format, which a session runs from
+// a mapping of the file, reading the graph where it lies and the weights in
+// place; and the manifest, written last, that records it.
 const (
-	entryGraph    = "graph.onnx"
-	entryWeights  = "weights.bin"
+	entryModel    = "model.ort"
 	entryManifest = "manifest.json"
 )
 
 // entryData are the files a manifest vouches for.
-var entryData = []string{entryGraph, entryWeights}
+var entryData = []string{entryModel}
 
 // staleTemp is how old another process's unfinished cache entry must be
 // before it counts as left behind by a crash and is removed.
@@ -59,12 +59,11 @@ func ortCacheKey(modelSum, runtimeVersion string) string {
 }
 
 // openCachedSession creates the ONNX Runtime session for the model file in
-// dir, from the cached optimised graph when a valid entry exists, else from
-// the model file, saving the optimised graph and its weights for the next
-// process. An entry that fails its manifest (see checkEntry), or that the
-// runtime refuses, is removed and rebuilt. A folder that cannot be written
-// only costs the saving. cached reports whether the session came from the
-// cache.
+// dir, from the cached optimised model when a valid entry exists, else from
+// the model file, saving the optimised model for the next process. An entry
+// that fails its manifest (see checkEntry), or that the runtime refuses, is
+// removed and rebuilt. A folder that cannot be written only costs the
+// saving. cached reports whether the session came from the cache.
 func openCachedSession(dir, model string, rt *onnxrt.Runtime, opts onnxrt.SessionOptions) (s *onnxrt.Session, cached bool, err error) {
 	sums, err := cachedSums(dir, []string{model})
 	if err != nil {
@@ -75,7 +74,7 @@ func openCachedSession(dir, model string, rt *onnxrt.Runtime, opts onnxrt.Sessio
 	entry := filepath.Join(cdir, key)
 	if checkEntry(entry) == nil {
 		opts.Optimize = onnxrt.OptimizeNone
-		s, err := rt.NewSession(filepath.Join(entry, entryGraph), ortInputs, "last_hidden_state", opts)
+		s, err := rt.NewMappedSession(filepath.Join(entry, entryModel), ortInputs, "last_hidden_state", opts)
 		if err == nil {
 			return s, true, nil
 		}
@@ -181,14 +180,13 @@ func checkSum(path, want string) error {
 }
 
 // buildCacheEntry creates the session from the model file and publishes the
-// optimised graph and weights the runtime wrote on the way.
+// optimised model the runtime wrote on the way.
 func buildCacheEntry(model, cdir, key string, rt *onnxrt.Runtime, opts onnxrt.SessionOptions) (*onnxrt.Session, error) {
 	opts.Optimize = onnxrt.OptimizeExtended
 	tmp := ""
 	if err := os.MkdirAll(cdir, 0o755); err == nil {
 		if tmp, err = os.MkdirTemp(cdir, key+".tmp-*"); err == nil {
-			opts.SaveOptimized = filepath.Join(tmp, entryGraph)
-			opts.SaveWeights = entryWeights
+			opts.SaveOptimized = filepath.Join(tmp, entryModel)
 		}
 	}
 	s, err := rt.NewSession(model, ortInputs, "last_hidden_state", opts)
@@ -231,6 +229,7 @@ func publishCacheEntry(cdir, key, tmp string) {
 		return
 	}
 	syncFolder(cdir)
+	onnxrt.RecacheHuge(filepath.Join(cdir, key, entryModel))
 	if fi, err := os.Stat(filepath.Join(cdir, key, entryManifest)); err == nil {
 		pruneCache(cdir, key, fi.ModTime())
 	}

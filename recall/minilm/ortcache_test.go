@@ -89,7 +89,8 @@ func wantKey(t *testing.T, dir string) string {
 
 // checkOneValidEntry fails unless the cache holds exactly one entry, keyed
 // for the model now in dir, whose manifest records its files' true sizes and
-// sums, with the weights outside the graph; it returns the entry's folder.
+// sums, with the weights in the entry's model file; it returns the entry's
+// folder.
 func checkOneValidEntry(t *testing.T, dir string) string {
 	t.Helper()
 	key := wantKey(t, dir)
@@ -114,8 +115,8 @@ func checkOneValidEntry(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g, w := m.Files[entryGraph].Size, m.Files[entryWeights].Size; g > model.Size()/10 || w < model.Size()/2 {
-		t.Errorf("graph %d bytes, weights %d bytes, model %d bytes: the weights are not kept apart", g, w, model.Size())
+	if got := m.Files[entryModel].Size; got < model.Size()/2 || got > model.Size()*2 {
+		t.Errorf("cached model %d bytes, model %d bytes: the weights are not in it", got, model.Size())
 	}
 	return entry
 }
@@ -311,17 +312,18 @@ type entryDamage struct {
 }
 
 var entryDamages = []entryDamage{
-	{"graph truncated", func(t *testing.T, entry string) { truncateHalf(t, filepath.Join(entry, entryGraph)) }, false},
-	{"weights truncated", func(t *testing.T, entry string) { truncateHalf(t, filepath.Join(entry, entryWeights)) }, false},
-	{"weights empty", func(t *testing.T, entry string) { writeFile(t, filepath.Join(entry, entryWeights), "") }, false},
-	{"weights missing", func(t *testing.T, entry string) { remove(t, filepath.Join(entry, entryWeights)) }, false},
-	{"graph zero-filled start", func(t *testing.T, entry string) {
-		overwrite(t, filepath.Join(entry, entryGraph), 0, make([]byte, 512))
+	{"model truncated", func(t *testing.T, entry string) { truncateHalf(t, filepath.Join(entry, entryModel)) }, false},
+	{"model empty", func(t *testing.T, entry string) { writeFile(t, filepath.Join(entry, entryModel), "") }, false},
+	{"model missing", func(t *testing.T, entry string) { remove(t, filepath.Join(entry, entryModel)) }, false},
+	{"model zero-filled start", func(t *testing.T, entry string) {
+		overwrite(t, filepath.Join(entry, entryModel), 0, make([]byte, 512))
 	}, false},
-	{"one byte flipped in the weights", func(t *testing.T, entry string) { flipByte(t, filepath.Join(entry, entryWeights)) }, false},
-	{"one byte flipped in the graph", func(t *testing.T, entry string) { flipByte(t, filepath.Join(entry, entryGraph)) }, false},
-	{"weights of another model, same size, own times", func(t *testing.T, entry string) {
-		path := filepath.Join(entry, entryWeights)
+	{"one byte flipped in the weights", func(t *testing.T, entry string) { flipByte(t, filepath.Join(entry, entryModel)) }, false},
+	{"one byte flipped in the header", func(t *testing.T, entry string) {
+		overwrite(t, filepath.Join(entry, entryModel), 5, []byte{0x7f})
+	}, false},
+	{"model of another model, same size, own times", func(t *testing.T, entry string) {
+		path := filepath.Join(entry, entryModel)
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -346,15 +348,13 @@ var entryDamages = []entryDamage{
 		}
 		writeFile(t, filepath.Join(entry, entryManifest), strings.Replace(string(b), ortCacheFormat, "ort-cache-1:extended", 1))
 	}, false},
-	{"garbage graph sealed as valid", func(t *testing.T, entry string) {
-		writeFile(t, filepath.Join(entry, entryGraph), strings.Repeat("not an onnx graph\n", 1000))
-		m, err := takeSeal(entry)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := writeManifest(entry, m); err != nil {
-			t.Fatal(err)
-		}
+	{"garbage sealed as valid", func(t *testing.T, entry string) {
+		writeFile(t, filepath.Join(entry, entryModel), strings.Repeat("not an ort model\n", 1000))
+		reseal(t, entry)
+	}, false},
+	{"truncated model sealed as valid", func(t *testing.T, entry string) {
+		truncateHalf(t, filepath.Join(entry, entryModel))
+		reseal(t, entry)
 	}, false},
 	{"entry is a file", func(t *testing.T, entry string) {
 		if err := os.RemoveAll(entry); err != nil {
@@ -396,6 +396,18 @@ func TestORTCacheCorrupt(t *testing.T) {
 				t.Errorf("the next open rewrote the entry: %v, was %v", after, before)
 			}
 		})
+	}
+}
+
+// reseal writes a manifest for the entry's files as they are now.
+func reseal(t *testing.T, entry string) {
+	t.Helper()
+	m, err := takeSeal(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeManifest(entry, m); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -590,9 +602,9 @@ func TestVerifyORTCache(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rec := m.Files[entryWeights]
+				rec := m.Files[entryModel]
 				rec.SHA256 = strings.Repeat("0", 64)
-				m.Files[entryWeights] = rec
+				m.Files[entryModel] = rec
 				if err := writeManifest(entry, m); err != nil {
 					t.Fatal(err)
 				}
@@ -642,7 +654,7 @@ func TestSettle(t *testing.T) {
 	if got := changeTime(fi); got <= ahead.UnixNano() {
 		t.Errorf("a file written after settle has time %d, not after the data files' %d", got, ahead.UnixNano())
 	}
-	if names := cacheNamesIn(t, entry); !slices.Equal(names, []string{"after", entryGraph, entryWeights}) {
+	if names := cacheNamesIn(t, entry); !slices.Equal(names, []string{"after", entryModel}) {
 		t.Errorf("entry holds %v: settle left its probe", names)
 	}
 }

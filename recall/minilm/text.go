@@ -7,19 +7,20 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/sugarme/tokenizer"
-	"github.com/sugarme/tokenizer/pretrained"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/tmemhq/tmem/recall/minilm/internal/wordpiece"
 )
 
 // MaxTokens is where input is cut, in word pieces including [CLS] and [SEP].
 // sentence-transformers uses 256 for all-MiniLM-L6-v2 (sentence_bert_config.json);
-// tokenizer.json's own 128 and its fixed padding are overridden.
+// tokenizer.json's own 128 and its fixed padding are not used.
 const MaxTokens = 256
 
-// normalizeText does the parts of BERT uncased normalisation that the pure-Go
-// tokenizer skips: lowercase, NFD, and dropping combining marks, so that
-// "naïve café" reaches WordPiece as "naive cafe" instead of [UNK] [UNK].
+// normalizeText does the parts of BERT uncased normalisation that
+// tokenizer.json leaves out (its strip_accents is unset): lowercase, NFD,
+// and dropping combining marks, so that "naïve café" reaches WordPiece as
+// "naive cafe" instead of [UNK] [UNK].
 // CJK characters are spaced apart so each one is its own token whatever the
 // tokenizer does.
 func normalizeText(s string) string {
@@ -49,26 +50,24 @@ func isCJK(r rune) bool {
 		(r >= 0xF900 && r <= 0xFAFF) || (r >= 0x2F800 && r <= 0x2FA1F)
 }
 
-// configureTokenizer sets truncation at MaxTokens and turns off fixed padding,
-// so that a batch is padded only to its longest member.
-func configureTokenizer(tk *tokenizer.Tokenizer) {
-	tk.WithTruncation(&tokenizer.TruncationParams{MaxLength: MaxTokens, Strategy: tokenizer.LongestFirst})
-	tk.WithPadding(nil)
-}
-
-// loadTokenizer reads dir/tokenizer.json.
-func loadTokenizer(dir string) (*tokenizer.Tokenizer, error) {
-	path := filepath.Join(dir, "tokenizer.json")
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open tokenizer: %w", err)
+// loadTokenizer reads dir/tokenizer.json, or takes the compiled one when
+// the file is all-MiniLM-L6-v2's (its sha256 is cached with the other
+// model files').
+func loadTokenizer(dir string) (*wordpiece.Tokenizer, error) {
+	if sums, err := cachedSums(dir, []string{"tokenizer.json"}); err == nil {
+		if tk, ok := wordpiece.Precompiled(sums["tokenizer.json"]); ok {
+			return tk, nil
+		}
 	}
-	defer f.Close()
-	tk, err := pretrained.FromReader(f)
+	path := filepath.Join(dir, "tokenizer.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read tokenizer: %w", err)
+	}
+	tk, err := wordpiece.Parse(b)
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer %s: %w", path, err)
 	}
-	configureTokenizer(tk)
 	return tk, nil
 }
 
@@ -77,26 +76,12 @@ type encoding struct {
 	ids, typeIDs, mask []int64
 }
 
-// encode tokenizes one normalised text.
-func encode(tk *tokenizer.Tokenizer, text string) (encoding, error) {
-	e, err := tk.EncodeSingle(text, true)
-	if err != nil {
-		return encoding{}, fmt.Errorf("tokenize: %w", err)
-	}
-	out := encoding{
-		ids:     make([]int64, len(e.Ids)),
-		typeIDs: make([]int64, len(e.Ids)),
-		mask:    make([]int64, len(e.Ids)),
-	}
-	for i, id := range e.Ids {
-		out.ids[i] = int64(id)
-		if i < len(e.TypeIds) {
-			out.typeIDs[i] = int64(e.TypeIds[i])
-		}
+// encode tokenizes one normalised text, cut at MaxTokens.
+func encode(tk *wordpiece.Tokenizer, text string) encoding {
+	ids := tk.Encode(text, MaxTokens)
+	out := encoding{ids: ids, typeIDs: make([]int64, len(ids)), mask: make([]int64, len(ids))}
+	for i := range out.mask {
 		out.mask[i] = 1
-		if i < len(e.AttentionMask) {
-			out.mask[i] = int64(e.AttentionMask[i])
-		}
 	}
-	return out, nil
+	return out
 }

@@ -4,10 +4,10 @@
 // time with purego; OrtGetApiBase hands back the OrtApi table of function
 // pointers, and this package calls the few entries an embedding model needs:
 // an environment, session options (thread counts, optimisation level, where
-// to save the optimised graph and its weights, weight prepacking), a session
-// from a model file, tensors over Go memory, one run, and the matching
-// releases. Everything else of the C API is
-// left out on purpose.
+// to save the optimised model, weight prepacking), a session from an ONNX
+// file or from a mapped file in ONNX Runtime's own format, tensors over Go
+// memory, one run, and the matching releases. Everything else of the C API
+// is left out on purpose.
 //
 // Data enters as a library path, a model path and int64 input tensors in Go
 // slices; it leaves as float32 output written into a Go slice the caller

@@ -1,8 +1,10 @@
 package onnxrt
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,8 +41,7 @@ func TestSession(t *testing.T) {
 	if !strings.HasPrefix(rt.Version(), "1.") {
 		t.Errorf("Version() = %q", rt.Version())
 	}
-	inputs := []string{"input_ids", "attention_mask", "token_type_ids"}
-	s, err := rt.NewSession(filepath.Join(minilmtest.TinyDir(), "model.onnx"), inputs, "last_hidden_state",
+	s, err := rt.NewSession(filepath.Join(minilmtest.TinyDir(), "model.onnx"), tinyInputs, "last_hidden_state",
 		SessionOptions{IntraOpThreads: 1, Optimize: OptimizeExtended})
 	if err != nil {
 		t.Fatal(err)
@@ -87,4 +88,80 @@ func TestSession(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMappedSession saves the tiny model optimised in ORT format, runs the
+// saved file from a mapping, with and without weight repacking, and
+// compares the output with the ONNX file's.
+func TestMappedSession(t *testing.T) {
+	rt, err := Load(minilmtest.RequireORT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := filepath.Join(t.TempDir(), "model.ort")
+	src, err := rt.NewSession(filepath.Join(minilmtest.TinyDir(), "model.onnx"), tinyInputs, "last_hidden_state",
+		SessionOptions{IntraOpThreads: 1, Optimize: OptimizeExtended, SaveOptimized: saved})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := runTiny(t, src)
+	src.Close()
+	for _, noPrepack := range []bool{true, false} {
+		t.Run(fmt.Sprintf("no prepacking %v", noPrepack), func(t *testing.T) {
+			s, err := rt.NewMappedSession(saved, tinyInputs, "last_hidden_state", SessionOptions{IntraOpThreads: 1, NoPrepack: noPrepack})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := runTiny(t, s)
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("mapped session output differs from the ONNX file's:\n%v\n%v", got[:4], want[:4])
+			}
+		})
+	}
+}
+
+func TestMappedSessionErrors(t *testing.T) {
+	rt, err := Load(minilmtest.RequireORT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files := map[string]string{"empty.ort": "", "garbage.ort": strings.Repeat("not an ort model\n", 100)}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct{ name, file, want string }{
+		{"missing", "missing.ort", "no such file"},
+		{"empty", "empty.ort", "0 bytes, not a model"},
+		{"garbage", "garbage.ort", "garbage.ort: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := rt.NewMappedSession(filepath.Join(dir, tt.file), tinyInputs, "last_hidden_state", SessionOptions{IntraOpThreads: 1})
+			if err == nil {
+				s.Close()
+				t.Fatal("NewMappedSession succeeded")
+			}
+			if !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "load ") {
+				t.Errorf("NewMappedSession: %v, want an error with %q", err, tt.want)
+			}
+		})
+	}
+}
+
+var tinyInputs = []string{"input_ids", "attention_mask", "token_type_ids"}
+
+// runTiny runs s on one short input and returns the output.
+func runTiny(t *testing.T, s *Session) []float32 {
+	t.Helper()
+	out := make([]float32, 3*32)
+	if err := s.Run([]int64{1, 3}, [][]int64{{101, 7592, 102}, {1, 1, 1}, {0, 0, 0}}, []int64{1, 3, 32}, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

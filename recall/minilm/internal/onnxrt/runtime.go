@@ -19,6 +19,7 @@ const (
 	idxGetErrorMessage                  = 2
 	idxCreateEnv                        = 3
 	idxCreateSession                    = 7
+	idxCreateSessionFromArray           = 8
 	idxRun                              = 9
 	idxCreateSessionOptions             = 10
 	idxSetOptimizedModelFilePath        = 11
@@ -69,6 +70,7 @@ type Runtime struct {
 	addConfigEntry     func(opts uintptr, key, value string) uintptr
 	releaseSessionOpts func(opts uintptr)
 	createSession      func(env uintptr, model string, opts uintptr, out *uintptr) uintptr
+	createSessionBytes func(env uintptr, data unsafe.Pointer, n uintptr, opts uintptr, out *uintptr) uintptr
 	releaseSession     func(s uintptr)
 	createCPUMemInfo   func(alloc, mem int32, out *uintptr) uintptr
 	releaseMemInfo     func(m uintptr)
@@ -153,6 +155,7 @@ func (r *Runtime) bind(t *[tableLen]uintptr) {
 	registerFunc(&r.addConfigEntry, t[idxAddSessionConfigEntry])
 	registerFunc(&r.releaseSessionOpts, t[idxReleaseSessionOptions])
 	registerFunc(&r.createSession, t[idxCreateSession])
+	registerFunc(&r.createSessionBytes, t[idxCreateSessionFromArray])
 	registerFunc(&r.releaseSession, t[idxReleaseSession])
 	registerFunc(&r.createCPUMemInfo, t[idxCreateCPUMemoryInfo])
 	registerFunc(&r.releaseMemInfo, t[idxReleaseMemoryInfo])

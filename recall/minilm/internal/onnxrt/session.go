@@ -3,7 +3,9 @@ package onnxrt
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"syscall"
 	"unsafe"
 )
 
@@ -25,13 +27,9 @@ type SessionOptions struct {
 	// Optimize is OptimizeNone or OptimizeExtended.
 	Optimize int
 	// SaveOptimized, when set, is where the runtime writes the optimised
-	// graph while it creates the session.
+	// graph with its weights, in its own format (ORT format, the file
+	// NewMappedSession runs), while it creates the session.
 	SaveOptimized string
-	// SaveWeights, with SaveOptimized, is the name of a file in the same
-	// folder that receives the saved graph's weights (every tensor of 1 KiB
-	// or more) instead of the graph file. A session loaded from such a graph
-	// maps the weights file rather than copying the weights into memory.
-	SaveWeights string
 	// NoPrepack leaves the weights as stored instead of repacking them for
 	// the matrix kernels when the session starts. Repacking copies every
 	// weight; without it a session over mapped weights starts in a fraction
@@ -48,55 +46,118 @@ type Session struct {
 	inNames  []*byte
 	outNames []*byte
 	pins     runtime.Pinner
+	// mapped is the model file a mapped session runs from.
+	mapped []byte
 }
 
-// NewSession loads the model file with the named inputs and output.
+// NewSession loads the ONNX model file with the named inputs and output.
 func (r *Runtime) NewSession(model string, inputs []string, output string, o SessionOptions) (*Session, error) {
-	var opts uintptr
-	if err := r.check(r.createSessionOpts(&opts)); err != nil {
-		return nil, fmt.Errorf("session options: %w", err)
-	}
-	defer r.releaseSessionOpts(opts)
-	if err := r.configure(opts, o); err != nil {
-		return nil, fmt.Errorf("session options: %w", err)
-	}
-	s := &Session{rt: r, nIn: len(inputs)}
-	if err := r.check(r.createSession(r.env, model, opts, &s.h)); err != nil {
+	s := &Session{rt: r}
+	err := s.create(o, nil, func(opts uintptr) uintptr { return r.createSession(r.env, model, opts, &s.h) })
+	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", model, err)
 	}
+	s.names(inputs, output)
+	return s, nil
+}
+
+// NewMappedSession maps the file at path, a model in ONNX Runtime's own
+// format (see SessionOptions.SaveOptimized), and runs it where it lies: the
+// runtime reads the graph from the mapping without parsing a copy, and
+// uses the weights in place unless it repacks them. The file must not
+// change while the session is open (write a new file and rename it
+// instead); Close unmaps it.
+func (r *Runtime) NewMappedSession(path string, inputs []string, output string, o SessionOptions) (*Session, error) {
+	data, err := mapFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	s := &Session{rt: r, mapped: data}
+	direct := []configEntry{
+		{"session.use_ort_model_bytes_directly", "1"},
+		{"session.use_ort_model_bytes_for_initializers", "1"},
+	}
+	err = s.create(o, direct, func(opts uintptr) uintptr {
+		return r.createSessionBytes(r.env, unsafe.Pointer(unsafe.SliceData(data)), uintptr(len(data)), opts, &s.h)
+	})
+	if err != nil {
+		syscall.Munmap(data)
+		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	s.names(inputs, output)
+	return s, nil
+}
+
+// mapFile maps a whole file read-only.
+func mapFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() == 0 || fi.Size() != int64(int(fi.Size())) {
+		return nil, fmt.Errorf("%d bytes, not a model", fi.Size())
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("map: %w", err)
+	}
+	adviseHuge(data)
+	return data, nil
+}
+
+// configEntry is a session configuration key and its value.
+type configEntry struct{ key, value string }
+
+// create makes session options from o and extra and calls newSession with
+// them.
+func (s *Session) create(o SessionOptions, extra []configEntry, newSession func(opts uintptr) uintptr) error {
+	r := s.rt
+	var opts uintptr
+	if err := r.check(r.createSessionOpts(&opts)); err != nil {
+		return fmt.Errorf("session options: %w", err)
+	}
+	defer r.releaseSessionOpts(opts)
+	if err := r.configure(opts, o, extra); err != nil {
+		return fmt.Errorf("session options: %w", err)
+	}
+	return r.check(newSession(opts))
+}
+
+// names pins the input and output names Run passes.
+func (s *Session) names(inputs []string, output string) {
+	s.nIn = len(inputs)
 	for _, name := range inputs {
 		s.inNames = append(s.inNames, s.cString(name))
 	}
 	s.outNames = []*byte{s.cString(output)}
 	s.pins.Pin(&s.inNames[0])
 	s.pins.Pin(&s.outNames[0])
-	return s, nil
 }
 
-func (r *Runtime) configure(opts uintptr, o SessionOptions) error {
+func (r *Runtime) configure(opts uintptr, o SessionOptions, extra []configEntry) error {
 	threads := max(1, o.IntraOpThreads)
 	steps := []func() uintptr{
 		func() uintptr { return r.setIntraOpThreads(opts, int32(threads)) },
 		func() uintptr { return r.setInterOpThreads(opts, 1) },
 		func() uintptr { return r.setGraphOptLevel(opts, int32(o.Optimize)) },
-		// Pool threads that spin between runs burn a core for nothing in a
-		// process that embeds one query and exits.
-		func() uintptr { return r.addConfigEntry(opts, "session.intra_op.allow_spinning", "0") },
 	}
+	// Pool threads that spin between runs burn a core for nothing in a
+	// process that embeds one query and exits.
+	entries := append([]configEntry{{"session.intra_op.allow_spinning", "0"}}, extra...)
 	if o.SaveOptimized != "" {
 		steps = append(steps, func() uintptr { return r.setOptimizedPath(opts, o.SaveOptimized) })
-	}
-	if o.SaveOptimized != "" && o.SaveWeights != "" {
-		steps = append(steps,
-			func() uintptr {
-				return r.addConfigEntry(opts, "session.optimized_model_external_initializers_file_name", o.SaveWeights)
-			},
-			func() uintptr {
-				return r.addConfigEntry(opts, "session.optimized_model_external_initializers_min_size_in_bytes", "1024")
-			})
+		entries = append(entries, configEntry{"session.save_model_format", "ORT"})
 	}
 	if o.NoPrepack {
-		steps = append(steps, func() uintptr { return r.addConfigEntry(opts, "session.disable_prepacking", "1") })
+		entries = append(entries, configEntry{"session.disable_prepacking", "1"})
+	}
+	for _, e := range entries {
+		steps = append(steps, func() uintptr { return r.addConfigEntry(opts, e.key, e.value) })
 	}
 	for _, step := range steps {
 		if err := r.check(step()); err != nil {
@@ -163,13 +224,18 @@ func (s *Session) tensor(pins *runtime.Pinner, shape []int64, data unsafe.Pointe
 	return v, err
 }
 
-// Close frees the session.
+// Close frees the session and unmaps its model file.
 func (s *Session) Close() error {
 	if s.h != 0 {
 		s.rt.releaseSession(s.h)
 		s.h = 0
 	}
 	s.pins.Unpin()
+	if s.mapped != nil {
+		err := syscall.Munmap(s.mapped)
+		s.mapped = nil
+		return err
+	}
 	return nil
 }
 

@@ -1,0 +1,200 @@
+package minilmtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/sugarme/tokenizer"
+	"github.com/sugarme/tokenizer/pretrained"
+)
+
+// ReferenceTokenizer returns what github.com/sugarme/tokenizer makes of a
+// text with the tokenizer.json in config, set up as the embedder set it up before
+// it had a tokenizer of its own: cut at maxLen ids, [CLS] and [SEP]
+// included, and not padded. The ids of recall/minilm's tokenizer must be
+// these.
+//
+// One step of the reference is broken, and with clean_text set the
+// function does it first:
+// BERT's normaliser drops NULs, replacement characters (which invalid
+// UTF-8 becomes) and the control and format characters other than tab, line
+// feed and carriage return (Unicode Cc and Cf: the zero-width joiner of
+// emoji sequences, soft hyphens, byte order marks). Where the reference
+// drops one, it loses track of the text's offsets: it repeats or loses word
+// pieces after it, or panics.
+func ReferenceTokenizer(tb testing.TB, config []byte, maxLen int) func(text string) ([]int64, error) {
+	tb.Helper()
+	tk, err := pretrained.FromReader(bytes.NewReader(config))
+	if err != nil {
+		tb.Fatalf("reference tokenizer: %v", err)
+	}
+	var switches struct {
+		Normalizer struct {
+			CleanText bool `json:"clean_text"`
+		} `json:"normalizer"`
+	}
+	if err := json.Unmarshal(config, &switches); err != nil {
+		tb.Fatal(err)
+	}
+	tk.WithTruncation(&tokenizer.TruncationParams{MaxLength: maxLen, Strategy: tokenizer.LongestFirst})
+	tk.WithPadding(nil)
+	return func(text string) (ids []int64, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("reference tokenizer panicked: %v", p)
+			}
+		}()
+		if switches.Normalizer.CleanText {
+			text = dropControls(text)
+		}
+		e, err := tk.EncodeSingle(text, true)
+		if err != nil {
+			return nil, err
+		}
+		ids = make([]int64, len(e.Ids))
+		for i, id := range e.Ids {
+			ids[i] = int64(id)
+		}
+		return ids, nil
+	}
+}
+
+// dropControls removes what BERT's clean_text step removes.
+func dropControls(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == 0 || r == utf8.RuneError || (unicode.In(r, unicode.Cc, unicode.Cf) && r != '\t' && r != '\n' && r != '\r') {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// TokenizerCorpus is text of every kind a WordPiece tokenizer treats
+// differently, by kind: accents, CJK, emoji, punctuation of many scripts,
+// control characters, long words, white space runs, texts far longer than
+// the model takes, invalid UTF-8, random mixes and the files of the
+// bundled example workspace.
+func TokenizerCorpus(tb testing.TB) map[string][]string {
+	tb.Helper()
+	rng := rand.New(rand.NewPCG(7, 2026))
+	word := func(n int, alphabet string) string {
+		r := []rune(alphabet)
+		var b strings.Builder
+		for range n {
+			b.WriteRune(r[rng.IntN(len(r))])
+		}
+		return b.String()
+	}
+	c := map[string][]string{
+		"plain": {
+			"Why did the ETA rollover test fail on CI?", "The cat sits on the mat", "",
+			"we moved the staging db to postgres 16 on 2026-11-03; the migration took 4h12m",
+		},
+		"accents and scripts": {
+			"naïve café résumé Ångström Øresund", "Ελληνικά κείμενα", "русский текст, и ещё",
+			"العربية نص", "हिन्दी पाठ देवनागरी", "e\u0301\u0301\u0301 combining", "Z̤͔ͧ̑̓ä͖̭̈̇lͮ̒ͫǫ̗",
+			"ﬁ ligature ½ ⅓ Ⅻ ²³", "İstanbul ǅemal ẞtraße Kelvin\u212a \u212bngstrom", "ϒ ϓ ϔ",
+		},
+		"cjk": {
+			"東京は日本の首都です。", "我们明天在北京见面，好吗？", "한국어 텍스트와 숫자 12345",
+			"カタカナとひらがなの混在テキスト", "中文English混合text测试", "tmem東京", "\U00020000\U0002a700\U0002f800 rare ideographs",
+			strings.Repeat("漢字仮名交じり文", 60),
+		},
+		"emoji and symbols": {
+			"🚀 launch 🎉🎉🎉", "👩‍👩‍👧‍👦 family", "🇩🇪🇫🇷🇯🇵 flags", "👍🏽👍🏿 skin tones", "emoji✅in❌text",
+			"€100 © ® ™ ° ± × ÷ → ⇒ ∀ ∑", strings.Repeat("😀", 300),
+		},
+		"punctuation": {
+			"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", "«quotes» „low“ ‘single’ ¿qué? ¡sí!", "em—dash en–dash ellipsis…",
+			"「括弧」、。・", "a.b.c...d---e___f", "it's can't won't they're", "C++ && x || !y; a->b::c",
+			"[CLS] [SEP] [UNK] [MASK] [PAD] [cls] [sep] ##ing ##", "https://example.invalid/a/b?c=d&e=f#g",
+		},
+		"control characters": {
+			"nul\x00in\x00text", "bell\x07 and \x1b[31mansi\x1b[0m", "vertical\vtab form\ffeed",
+			"zero\u200bwidth\u200djoiner\ufeffbom", "replacement \ufffd char", "soft\u00adhyphen", "rtl\u202emark\u202c",
+			"line\u2028separator\u2029paragraph", "\x00\x00\x00", "\u0085next line",
+		},
+		"long words": {
+			"pneumonoultramicroscopicsilicovolcanoconiosis", "Donaudampfschifffahrtsgesellschaftskapitän",
+			strings.Repeat("a", 99), strings.Repeat("a", 100), strings.Repeat("a", 101), strings.Repeat("é", 101),
+			word(300, "abcdefghijklmnopqrstuvwxyz"), word(150, "0123456789abcdef"), "sha256:" + word(64, "0123456789abcdef"),
+			strings.Repeat("=", 250), strings.Repeat("-_", 90),
+		},
+		"whitespace runs": {
+			strings.Repeat(" ", 300), strings.Repeat("\t", 100), " \n\n  \n\t \r\n\r\n", "word" + strings.Repeat(" ", 17) + "word",
+			"trailing   \n   leading", "\u00a0nbsp\u00a0\u3000ideographic\u3000", "x\n \ny", "\u2003em\u2002en\u2009thin",
+		},
+		"long texts": {
+			strings.Repeat("word ", 400), strings.Repeat("Antidisestablishmentarianism! ", 120),
+			strings.Repeat("东京", 300), strings.Repeat("a, ", 253) + "end", strings.Repeat("a ", 254),
+			strings.Repeat("a ", 255), word(3000, "abc def,ghi.jkl mno"),
+		},
+		"invalid utf-8": {"\xff\xfe bytes", "ok\xc3(bad", "\xed\xa0\x80 surrogate", "tail\xe2\x82"},
+	}
+	c["random"] = randomTokenizerTexts(rng, 800)
+	c["workspace"] = exampleTexts(tb, filepath.Join(testdata(), "..", "..", "..", "testdata", "example"))
+	return c
+}
+
+// randomTokenizerTexts mixes characters of every class the tokenizer
+// treats differently.
+func randomTokenizerTexts(rng *rand.Rand, n int) []string {
+	pools := [][]rune{
+		[]rune("abcdefghijklmnopqrstuvwxyz"), []rune("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), []rune("0123456789"), []rune(" "),
+		[]rune("  \t\n\r"), []rune("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"), []rune("東京日本語中文한국어"),
+		[]rune("éüßçñøÅİ"), []rune("\u0301\u0308\u093f"), []rune("😀🚀👍🏽\u200d"), []rune("ΑΒΓαβγ"),
+		[]rune("\u00a0\u3000\u2028"), []rune("ǅǈ"), []rune("«»¿¡—…「」"), []rune("€©°"),
+		// Last, what the normaliser drops.
+		[]rune("\x00\x07\v\f\u0085\u00ad\ufeff\u200b\u200d\ufffd"), {0xff},
+	}
+	out := make([]string, n)
+	for i := range out {
+		// Half the texts have nothing that BERT's normaliser drops.
+		use := pools
+		if i%2 == 0 {
+			use = pools[:len(pools)-2]
+		}
+		var b strings.Builder
+		for range rng.IntN(160) {
+			p := use[rng.IntN(len(use))]
+			if p[0] == 0xff && len(p) == 1 {
+				b.WriteString("\xff")
+				continue
+			}
+			b.WriteRune(p[rng.IntN(len(p))])
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+// exampleTexts reads every file under dir.
+func exampleTexts(tb testing.TB, dir string) []string {
+	tb.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		out = append(out, string(b))
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(out) < 10 {
+		tb.Fatalf("only %d files in %s", len(out), dir)
+	}
+	return out
+}
