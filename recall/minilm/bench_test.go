@@ -318,14 +318,36 @@ func BenchmarkORTInt8VsFP32Chunks(b *testing.B) {
 	}
 }
 
-// BenchmarkGoConfigs runs the Go backend with gomlx's scheduling and matrix
-// kernel options in rotating order (so a shared machine's load falls on all
-// alike) and reports each one's rate on chunks and on sentences.
+// goConfigs are the pure-Go backend setups BenchmarkGoConfigs compares,
+// named as gomlx's backend options plus "+flat" for flattened dense products
+// (denseBackend): op scheduling and the dot-general (matrix product) paths
+// gomlx can be held to. packgemm and the blocked kernels have AVX-512
+// versions only under GOEXPERIMENT=simd; "highway" has no kernels in this
+// gomlx version, so it is left out.
+var goConfigs = []string{
+	"go", "go:packgemm+flat", "go:packgemm", "go:ops_sequential", "go:packgemm,ops_sequential+flat",
+	"go:dotgeneral_blocked", "go:dotgeneral_blocked+flat", "go:dotgeneral_normalized", "go:dotgeneral_smallmatmul",
+}
+
+// parseGoConfig reads a goConfigs name.
+func parseGoConfig(name string) goConfig {
+	options, flat := strings.CutSuffix(name, "+flat")
+	return goConfig{options: options, flatDense: flat}
+}
+
+// BenchmarkGoConfigs runs the Go backend set up as each of goConfigs in
+// rotating order (so a shared machine's load falls on all alike) and
+// reports each one's rate on chunks and on sentences, after checking that
+// each one's vectors are within 1e-4 of the first's. TMEM_BENCH_GO_CONFIGS,
+// a space-separated list, picks other setups.
 func BenchmarkGoConfigs(b *testing.B) {
-	configs := []string{"go", "go:ops_sequential", "go:packgemm", "go:highway"}
+	configs := goConfigs
+	if s := os.Getenv("TMEM_BENCH_GO_CONFIGS"); s != "" {
+		configs = strings.Fields(s)
+	}
 	runs := make([]*goRunner, len(configs))
 	for i, c := range configs {
-		r, err := newGoRunner(minilmtest.FullModel(b), c)
+		r, err := newGoRunner(minilmtest.FullModel(b), parseGoConfig(c))
 		if err != nil {
 			b.Fatalf("%s: %v", c, err)
 		}
@@ -340,9 +362,19 @@ func BenchmarkGoConfigs(b *testing.B) {
 		for i, t := range in.texts {
 			in.texts[i] = normalizeText(t)
 		}
-		for _, r := range runs {
-			if _, err := r.embed(in.texts); err != nil { // compile the graph
+		var first [][]float32
+		for i, r := range runs {
+			vecs, err := r.embed(in.texts) // compiles the graph
+			if err != nil {
 				b.Fatal(err)
+			}
+			if i == 0 {
+				first = vecs
+			}
+			for k := range vecs {
+				if d := maxAbsDiff32(vecs[k], first[k]); d > 1e-4 {
+					b.Fatalf("%s %s %d: max abs diff %g from %s > 1e-4", configs[i], in.kind, k, d, configs[0])
+				}
 			}
 		}
 	}

@@ -39,19 +39,24 @@ type goRunner struct {
 	mu sync.Mutex
 }
 
-// goBackendConfig is gomlx's backend and its options.
-const goBackendConfig = "go"
+// goConfig is how the pure-Go backend runs: gomlx's backend name and
+// options, and whether dense products reach it flattened to two axes
+// (denseBackend). The default is gomlx's own: {options: "go"}.
+type goConfig struct {
+	options   string
+	flatDense bool
+}
 
-// newGoRunner loads the model in dir on the gomlx backend named by config
-// (goBackendConfig unless a benchmark compares options).
-func newGoRunner(dir, config string) (r *goRunner, err error) {
+// newGoRunner loads the model in dir on gomlx's backend set up as cfg
+// (the default unless a benchmark compares options).
+func newGoRunner(dir string, cfg goConfig) (r *goRunner, err error) {
 	// The ONNX importer can panic on malformed files; report that as an error.
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("load model: %v", p)
 		}
 	}()
-	cfg, err := readConfig(dir)
+	mc, err := readConfig(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -63,8 +68,8 @@ func newGoRunner(dir, config string) (r *goRunner, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("load model: %w", err)
 	}
-	r = &goRunner{tk: tk, dim: cfg.HiddenSize, model: m}
-	if err := r.build(config); err != nil {
+	r = &goRunner{tk: tk, dim: mc.HiddenSize, model: m}
+	if err := r.build(cfg); err != nil {
 		return nil, errors.Join(fmt.Errorf("load model: %w", err), r.close())
 	}
 	return r, nil
@@ -72,7 +77,7 @@ func newGoRunner(dir, config string) (r *goRunner, err error) {
 
 // build loads the weights and sets up the executor that compiles the graph
 // for each input shape.
-func (r *goRunner) build(config string) error {
+func (r *goRunner) build(cfg goConfig) error {
 	names, _ := r.model.Inputs()
 	for _, name := range names {
 		if !slices.Contains(ortInputs, name) {
@@ -83,9 +88,12 @@ func (r *goRunner) build(config string) error {
 	if err := r.model.VariablesToContext(r.ctx); err != nil {
 		return err
 	}
-	b, err := backends.NewWithConfig(config)
+	b, err := backends.NewWithConfig(cfg.options)
 	if err != nil {
 		return err
+	}
+	if cfg.flatDense {
+		b = denseBackend{b}
 	}
 	r.backend = b
 	exec, err := mlctx.NewExec(b, r.ctx, func(ctx *mlctx.Context, ids, mask, types *graph.Node) *graph.Node {
