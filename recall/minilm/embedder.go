@@ -178,7 +178,7 @@ func (e *Embedder) openGo(o Options) error {
 		// flight only adds contention.
 		e.workers = 1
 	}
-	run, err := newGoRunner(o.ModelDir, goConfig{options: "go"})
+	run, err := newGoRunner(o.ModelDir, defaultGoConfig())
 	e.run = run
 	return err
 }

@@ -41,14 +41,14 @@ type goRunner struct {
 
 // goConfig is how the pure-Go backend runs: gomlx's backend name and
 // options, and whether dense products reach it flattened to two axes
-// (denseBackend). The default is gomlx's own: {options: "go"}.
+// (denseBackend). defaultGoConfig picks it for the build and the CPU.
 type goConfig struct {
 	options   string
 	flatDense bool
 }
 
 // newGoRunner loads the model in dir on gomlx's backend set up as cfg
-// (the default unless a benchmark compares options).
+// (defaultGoConfig unless a benchmark compares options).
 func newGoRunner(dir string, cfg goConfig) (r *goRunner, err error) {
 	// The ONNX importer can panic on malformed files; report that as an error.
 	defer func() {
