@@ -40,11 +40,13 @@ type goRunner struct {
 }
 
 // goConfig is how the pure-Go backend runs: gomlx's backend name and
-// options, and whether dense products reach it flattened to two axes
-// (denseBackend). defaultGoConfig picks it for the build and the CPU.
+// options, whether dense products reach it flattened to two axes
+// (denseBackend), and the Embedder's default batch size. defaultGoConfig
+// picks it for the build and the CPU.
 type goConfig struct {
 	options   string
 	flatDense bool
+	batch     int
 }
 
 // newGoRunner loads the model in dir on gomlx's backend set up as cfg

@@ -4,5 +4,5 @@ package minilm
 
 // defaultGoConfig: without GOEXPERIMENT=simd gomlx has no vectorised matrix
 // kernel, and its packed one ("packgemm") is slower than its default
-// (BenchmarkGoConfigs), so the default stays.
-func defaultGoConfig() goConfig { return goConfig{options: "go"} }
+// (BenchmarkGoConfigs), so the default stays, with batches of 8.
+func defaultGoConfig() goConfig { return goConfig{options: "go", batch: 8} }
