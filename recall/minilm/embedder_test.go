@@ -85,15 +85,7 @@ func TestFullSizeMatchesReference(t *testing.T) {
 	dir := minilmtest.FullModel(t)
 	texts := []string{"why did we pick bleve for search", benchChunks(1)[0], benchSentences(3)[2]}
 	ref := runReference(t, dir, texts, false)
-	e, err := Open(Options{ModelDir: dir, Backend: BackendGo})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	got, err := e.Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, _ := embedOnce(t, Options{ModelDir: dir, Backend: BackendGo}, texts)
 	for i := range texts {
 		if d := maxAbsDiff(got[i], ref.Vectors[i]); d > 1e-4 {
 			t.Errorf("text %d (%d pieces): max abs diff %g > 1e-4", i, len(ref.IDs[i]), d)
