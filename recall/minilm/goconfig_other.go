@@ -2,7 +2,8 @@
 
 package minilm
 
-// defaultGoConfig: without GOEXPERIMENT=simd gomlx has no vectorised matrix
-// kernel, and its packed one ("packgemm") is slower than its default
-// (BenchmarkGoConfigs), so the default stays, with batches of 8.
+// defaultGoConfig is the Go backend's setup in every build but a
+// GOEXPERIMENT=simd one on amd64: gomlx has no vectorised matrix kernel
+// there, and its packed one ("packgemm") is slower than its default
+// (BenchmarkGoConfigs), so gomlx's default stays, with batches of 8.
 func defaultGoConfig() goConfig { return goConfig{options: "go", batch: 8} }
