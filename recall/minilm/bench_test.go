@@ -355,7 +355,7 @@ func BenchmarkORTInt8VsFP32Chunks(b *testing.B) {
 
 // goConfigs are the pure-Go backend setups BenchmarkGoConfigs compares,
 // named as gomlx's backend options plus "+flat" for flattened dense products
-// (denseBackend): op scheduling and the dot-general (matrix product) paths
+// (rewriteBackend): op scheduling and the dot-general (matrix product) paths
 // gomlx can be held to. packgemm and the blocked kernels have AVX-512
 // versions only under GOEXPERIMENT=simd; "highway" has no kernels in this
 // gomlx version, so it is left out.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	_ "github.com/gomlx/gomlx/backends/simplego" // registers the pure-Go backend
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
@@ -41,7 +42,7 @@ type goRunner struct {
 
 // goConfig is how the pure-Go backend runs: gomlx's backend name and
 // options, whether dense products reach it flattened to two axes
-// (denseBackend), and the Embedder's default batch size. defaultGoConfig
+// (rewriteBackend), and the Embedder's default batch size. defaultGoConfig
 // picks it for the build and the CPU.
 type goConfig struct {
 	options   string
@@ -94,9 +95,12 @@ func (r *goRunner) build(cfg goConfig) error {
 	if err != nil {
 		return err
 	}
-	if cfg.flatDense {
-		b = denseBackend{b}
+	twos, err := scalarTwos(r.ctx)
+	if err != nil {
+		b.Finalize()
+		return err
 	}
+	b = &rewriteBackend{Backend: b, flatDense: cfg.flatDense, twos: twos}
 	r.backend = b
 	exec, err := mlctx.NewExec(b, r.ctx, func(ctx *mlctx.Context, ids, mask, types *graph.Node) *graph.Node {
 		all := map[string]*graph.Node{"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
@@ -111,6 +115,25 @@ func (r *goRunner) build(cfg goConfig) error {
 	}
 	r.exec = exec.SetMaxCache(goMaxBatch * (MaxTokens/goSeqPad + 1))
 	return nil
+}
+
+// scalarTwos names the graph parameters of ctx's float32 scalar variables
+// that hold 2, for rewriteBackend.
+func scalarTwos(ctx *mlctx.Context) (map[string]bool, error) {
+	twos := map[string]bool{}
+	for v := range ctx.IterVariables() {
+		if !v.Shape().IsScalar() || v.Shape().DType != dtypes.Float32 {
+			continue
+		}
+		t, err := v.Value()
+		if err != nil {
+			return nil, err
+		}
+		if x, ok := t.Value().(float32); ok && x == 2 {
+			twos[v.ParameterName()] = true
+		}
+	}
+	return twos, nil
 }
 
 func (r *goRunner) embed(texts []string) (vecs [][]float32, err error) {

@@ -12,7 +12,7 @@ import (
 )
 
 // spyBackend records, for each dense product the graph hands on, its name
-// and the shape of its first operand, as denseBackend passes them to gomlx.
+// and the shape of its first operand, as rewriteBackend passes them to gomlx.
 type spyBackend struct {
 	backends.Backend
 	calls *[]string
@@ -45,6 +45,16 @@ func (f spyFunction) DotGeneral(lhs backends.Value, lc, lb []int, rhs backends.V
 	return f.Function.DotGeneral(lhs, lc, lb, rhs, rc, rb, config)
 }
 
+func (f spyFunction) Pow(x, y backends.Value) (backends.Value, error) {
+	f.record("pow", x)
+	return f.Function.Pow(x, y)
+}
+
+func (f spyFunction) Mul(x, y backends.Value) (backends.Value, error) {
+	f.record("mul", x)
+	return f.Function.Mul(x, y)
+}
+
 func (f spyFunction) FusedDense(x, w, bias backends.Value, act backends.ActivationType) (backends.Value, error) {
 	f.record("dense", x)
 	return f.Function.FusedDense(x, w, bias, act)
@@ -56,11 +66,15 @@ func (f spyFunction) FusedAttentionQKVProjection(x, w, bq, bk, bv backends.Value
 }
 
 // args are fresh tensors of the given shapes (a tensor, once on one
-// backend, cannot go to another) with small varied values.
-func args(dims [][]int) []any {
-	out := make([]any, len(dims))
-	for i, d := range dims {
-		out[i] = ramp(d...)
+// backend, cannot go to another) with small varied values, then the
+// scalars.
+func args(dims [][]int, scalars []float32) []any {
+	var out []any
+	for _, d := range dims {
+		out = append(out, ramp(d...))
+	}
+	for _, x := range scalars {
+		out = append(out, tensors.FromValue(x))
 	}
 	return out
 }
@@ -78,46 +92,62 @@ func ramp(dims ...int) *tensors.Tensor {
 	return tensors.FromFlatDataAndDimensions(flat, dims...)
 }
 
-func TestDenseBackendFlattensDenseProducts(t *testing.T) {
+func TestRewriteBackend(t *testing.T) {
 	tests := []struct {
-		name   string
-		inputs [][]int // shapes of ramp inputs
-		fn     func(in []*graph.Node) []*graph.Node
-		calls  []string // as gomlx receives them behind denseBackend
+		name    string
+		inputs  [][]int   // shapes of ramp inputs
+		scalars []float32 // scalar inputs after them
+		twos    map[string]bool
+		fn      func(in []*graph.Node) []*graph.Node
+		calls   []string // as gomlx receives them behind rewriteBackend
 	}{
-		{"dense product of rank 3", [][]int{{2, 3, 4}, {4, 5}},
+		{"dense product of rank 3", [][]int{{2, 3, 4}, {4, 5}}, nil, nil,
 			func(in []*graph.Node) []*graph.Node {
 				return []*graph.Node{graph.DotGeneral(in[0], []int{2}, nil, in[1], []int{0}, nil)}
 			}, []string{"dot[6 4]"}},
-		{"weight of rank 3", [][]int{{2, 3, 4}, {4, 5, 2}},
+		{"weight of rank 3", [][]int{{2, 3, 4}, {4, 5, 2}}, nil, nil,
 			func(in []*graph.Node) []*graph.Node {
 				return []*graph.Node{graph.DotGeneral(in[0], []int{2}, nil, in[1], []int{0}, nil)}
 			}, []string{"dot[6 4]"}},
-		{"matrix stays", [][]int{{3, 4}, {4, 5}},
+		{"matrix stays", [][]int{{3, 4}, {4, 5}}, nil, nil,
 			func(in []*graph.Node) []*graph.Node {
 				return []*graph.Node{graph.DotGeneral(in[0], []int{1}, nil, in[1], []int{0}, nil)}
 			}, []string{"dot[3 4]"}},
-		{"vector stays", [][]int{{4}, {4, 5}},
+		{"vector stays", [][]int{{4}, {4, 5}}, nil, nil,
 			func(in []*graph.Node) []*graph.Node {
 				return []*graph.Node{graph.DotGeneral(in[0], []int{0}, nil, in[1], []int{0}, nil)}
 			}, []string{"dot[4]"}},
-		{"batched product stays", [][]int{{2, 3, 4}, {2, 4, 5}},
+		{"batched product stays", [][]int{{2, 3, 4}, {2, 4, 5}}, nil, nil,
 			func(in []*graph.Node) []*graph.Node {
 				return []*graph.Node{graph.DotGeneral(in[0], []int{2}, []int{0}, in[1], []int{1}, []int{0})}
 			}, []string{"dot[2 3 4]"}},
-		{"contracting a leading axis stays", [][]int{{4, 3, 2}, {4, 5}},
+		{"contracting a leading axis stays", [][]int{{4, 3, 2}, {4, 5}}, nil, nil,
 			func(in []*graph.Node) []*graph.Node {
 				return []*graph.Node{graph.DotGeneral(in[0], []int{0}, nil, in[1], []int{0}, nil)}
 			}, []string{"dot[4 3 2]"}},
-		{"fused dense with gelu", [][]int{{2, 3, 4}, {4, 5}, {5}},
+		{"fused dense with gelu", [][]int{{2, 3, 4}, {4, 5}, {5}}, nil, nil,
 			func(in []*graph.Node) []*graph.Node {
 				return []*graph.Node{graph.BackendFusedDense(in[0], in[1], in[2], backends.ActivationGelu)}
 			}, []string{"dense[6 4]"}},
-		{"fused QKV projection", [][]int{{2, 3, 4}, {4, 12}, {4}, {4}, {4}},
+		{"fused QKV projection", [][]int{{2, 3, 4}, {4, 12}, {4}, {4}, {4}}, nil, nil,
 			func(in []*graph.Node) []*graph.Node {
 				q, k, v := graph.BackendFusedAttentionQKVProjection(in[0], in[1], in[2], in[3], in[4], 4, 4)
 				return []*graph.Node{q, k, v}
 			}, []string{"qkv[6 4]"}},
+		{"square by a constant 2", [][]int{{2, 3}}, nil, nil,
+			func(in []*graph.Node) []*graph.Node {
+				return []*graph.Node{graph.Pow(in[0], graph.Const(in[0].Graph(), float32(2)))}
+			}, []string{"mul[2 3]"}},
+		{"power by a constant 3 stays", [][]int{{2, 3}}, nil, nil,
+			func(in []*graph.Node) []*graph.Node {
+				return []*graph.Node{graph.Pow(in[0], graph.Const(in[0].Graph(), float32(3)))}
+			}, []string{"pow[2 3]"}},
+		{"square by a weight that holds 2", [][]int{{2, 3}}, []float32{2}, map[string]bool{"arg1": true},
+			func(in []*graph.Node) []*graph.Node { return []*graph.Node{graph.Pow(in[0], in[1])} },
+			[]string{"mul[2 3]"}},
+		{"power by another parameter stays", [][]int{{2, 3}}, []float32{2}, nil,
+			func(in []*graph.Node) []*graph.Node { return []*graph.Node{graph.Pow(in[0], in[1])} },
+			[]string{"pow[2 3]"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,8 +157,9 @@ func TestDenseBackendFlattensDenseProducts(t *testing.T) {
 			}
 			defer plain.Finalize()
 			var calls []string
-			want := graph.MustExecOnceN(plain, tt.fn, args(tt.inputs)...)
-			got := graph.MustExecOnceN(denseBackend{spyBackend{plain, &calls}}, tt.fn, args(tt.inputs)...)
+			want := graph.MustExecOnceN(plain, tt.fn, args(tt.inputs, tt.scalars)...)
+			rb := &rewriteBackend{Backend: spyBackend{plain, &calls}, flatDense: true, twos: tt.twos}
+			got := graph.MustExecOnceN(rb, tt.fn, args(tt.inputs, tt.scalars)...)
 			if !slices.Equal(calls, tt.calls) {
 				t.Errorf("gomlx received %v, want %v", calls, tt.calls)
 			}
