@@ -10,6 +10,7 @@ require (
 	github.com/dlclark/regexp2/v2 v2.5.1
 	github.com/ebitengine/purego v0.11.3
 	github.com/fsnotify/fsnotify v1.10.1
+	github.com/go-logr/logr v1.4.3
 	github.com/gofrs/flock v0.13.1
 	github.com/gomlx/gomlx v0.27.3
 	github.com/gomlx/onnx-gomlx v0.4.2
@@ -25,6 +26,7 @@ require (
 	golang.org/x/term v0.47.0
 	golang.org/x/text v0.37.0
 	golang.org/x/tools v0.45.0
+	k8s.io/klog/v2 v2.140.0
 )
 
 require (
@@ -50,7 +52,6 @@ require (
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/emirpasic/gods v1.18.1 // indirect
 	github.com/go-errors/errors v1.5.1 // indirect
-	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/golang/snappy v0.0.4 // indirect
 	github.com/gomlx/exceptions v0.0.3 // indirect
 	github.com/gomlx/go-huggingface v0.3.5 // indirect
@@ -83,5 +84,4 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 	gopkg.in/yaml.v2 v2.4.0 // indirect
-	k8s.io/klog/v2 v2.140.0 // indirect
 )

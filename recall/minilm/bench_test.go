@@ -2,6 +2,7 @@ package minilm
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -163,6 +164,40 @@ func benchSentencesRun(b *testing.B, o Options, n int) {
 
 func BenchmarkGoSentences(b *testing.B) { benchSentencesRun(b, Options{Backend: BackendGo}, 32) }
 
+// BenchmarkGoBatchSizes embeds 32 chunks and 32 sentences with the Go
+// backend at each batch size in rotating order and reports each one's rates.
+func BenchmarkGoBatchSizes(b *testing.B) {
+	sizes := []int{4, 8, 16, 32}
+	embs := make([]*Embedder, len(sizes))
+	for i, n := range sizes {
+		embs[i] = benchOpen(b, Options{Backend: BackendGo, ModelDir: minilmtest.FullModel(b), BatchSize: n})
+	}
+	inputs := []struct {
+		kind  string
+		texts []string
+	}{{"chunks", benchChunks(32)}, {"sentences", benchSentences(32)}}
+	spent := make([][2]time.Duration, len(sizes))
+	for round := 0; b.Loop(); round++ {
+		for k := range embs {
+			i := (round + k) % len(embs)
+			for j, in := range inputs {
+				start := time.Now()
+				if _, err := embs[i].Embed(context.Background(), in.texts); err != nil {
+					b.Fatal(err)
+				}
+				if round > 0 { // the first round compiles the graphs
+					spent[i][j] += time.Since(start)
+				}
+			}
+		}
+	}
+	for i, n := range sizes {
+		for j, in := range inputs {
+			b.ReportMetric(float64((b.N-1)*len(in.texts))/spent[i][j].Seconds(), fmt.Sprintf("batch%d-%s/s", n, in.kind))
+		}
+	}
+}
+
 // hugotDefault is the baseline: hugot's pipeline with the tokenizer exactly
 // as tokenizer.json configures it (truncation at 128, fixed padding to 128),
 // all texts in one call, no text normalisation.
@@ -315,14 +350,36 @@ func BenchmarkORTInt8VsFP32Chunks(b *testing.B) {
 	}
 }
 
-// BenchmarkGoConfigs runs the Go backend with gomlx's scheduling and matrix
-// kernel options in rotating order (so a shared machine's load falls on all
-// alike) and reports each one's rate on chunks and on sentences.
+// goConfigs are the pure-Go backend setups BenchmarkGoConfigs compares,
+// named as gomlx's backend options plus "+flat" for flattened dense products
+// (rewriteBackend): op scheduling and the dot-general (matrix product) paths
+// gomlx can be held to. packgemm and the blocked kernels have AVX-512
+// versions only under GOEXPERIMENT=simd; "highway" has no kernels in this
+// gomlx version, so it is left out.
+var goConfigs = []string{
+	"go", "go:packgemm+flat", "go:packgemm", "go:ops_sequential", "go:packgemm,ops_sequential+flat",
+	"go:dotgeneral_blocked", "go:dotgeneral_blocked+flat", "go:dotgeneral_normalized", "go:dotgeneral_smallmatmul",
+}
+
+// parseGoConfig reads a goConfigs name.
+func parseGoConfig(name string) goConfig {
+	options, flat := strings.CutSuffix(name, "+flat")
+	return goConfig{options: options, flatDense: flat}
+}
+
+// BenchmarkGoConfigs runs the Go backend set up as each of goConfigs in
+// rotating order (so a shared machine's load falls on all alike) and
+// reports each one's rate on chunks and on sentences, after checking that
+// each one's vectors are within 1e-4 of the first's. TMEM_BENCH_GO_CONFIGS,
+// a space-separated list, picks other setups.
 func BenchmarkGoConfigs(b *testing.B) {
-	configs := []string{"go", "go:ops_sequential", "go:packgemm", "go:highway"}
+	configs := goConfigs
+	if s := os.Getenv("TMEM_BENCH_GO_CONFIGS"); s != "" {
+		configs = strings.Fields(s)
+	}
 	runs := make([]*goRunner, len(configs))
 	for i, c := range configs {
-		r, err := newGoRunner(minilmtest.FullModel(b), c)
+		r, err := newGoRunner(minilmtest.FullModel(b), parseGoConfig(c))
 		if err != nil {
 			b.Fatalf("%s: %v", c, err)
 		}
@@ -337,9 +394,19 @@ func BenchmarkGoConfigs(b *testing.B) {
 		for i, t := range in.texts {
 			in.texts[i] = normalizeText(t)
 		}
-		for _, r := range runs {
-			if _, err := r.embed(in.texts); err != nil { // compile the graph
+		var first [][]float32
+		for i, r := range runs {
+			vecs, err := r.embed(in.texts) // compiles the graph
+			if err != nil {
 				b.Fatal(err)
+			}
+			if i == 0 {
+				first = vecs
+			}
+			for k := range vecs {
+				if d := maxAbsDiff32(vecs[k], first[k]); d > 1e-4 {
+					b.Fatalf("%s %s %d: max abs diff %g from %s > 1e-4", configs[i], in.kind, k, d, configs[0])
+				}
 			}
 		}
 	}

@@ -31,8 +31,13 @@
 // found wins: Options.ORTLib, $TMEM_ORT_LIB, the onnxruntime folder inside
 // the model folder, the usual system library folders. The "go" backend runs
 // the same ONNX graph with gomlx's pure-Go backend (through onnx-gomlx, as
-// hugot does): nothing to install, many times slower; building with
-// GOEXPERIMENT=simd gives gomlx its AVX-512 kernels. Both backends share the
+// hugot does): nothing to install, many times slower. Built with
+// GOEXPERIMENT=simd, gomlx has AVX-512 kernels, and on a CPU with AVX-512
+// the backend runs every matrix product on gomlx's packed kernel, dense
+// products reshaped to two axes so that it takes them; gomlx notes once per
+// process, through klog, that this kernel is experimental (the tmem command
+// discards klog's output). In every build, x to the power 2 (layer norm's
+// square) runs as x·x, with the same values. Both backends share the
 // tokenizer and the pooling. "auto", the default, takes ONNX Runtime when
 // the library is found and loads, else pure Go, and Fallback says why. Both
 // give the same vectors within 1e-4 and the same Identity. An int8 model

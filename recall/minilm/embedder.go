@@ -46,8 +46,9 @@ type Options struct {
 	// ORTLib is the path to the ONNX Runtime library. Empty means the search
 	// FindRuntime describes.
 	ORTLib string
-	// BatchSize is how many texts go through the model at once (default 8
-	// with the Go backend, 4 with ORT: measured best for each).
+	// BatchSize is how many texts go through the model at once (default 4
+	// with ORT and with the Go backend on gomlx's AVX-512 kernels, else 8:
+	// measured best for each).
 	BatchSize int
 	// Workers is how many batches run at the same time (default: one per
 	// core with ORT, 1 with the Go backend, which spreads a batch over all
@@ -183,8 +184,9 @@ func (e *Embedder) openGo(o Options) error {
 	if e.model != fp32Model {
 		return fmt.Errorf("%s is an int8 model, which only ONNX Runtime runs; 'tmem model pull' installs the fp32 model", e.model)
 	}
+	cfg := defaultGoConfig()
 	if e.batch <= 0 {
-		e.batch = 8
+		e.batch = cfg.batch
 	}
 	// gomlx compiles a graph per batch shape; bound how many there can be.
 	e.batch = min(e.batch, goMaxBatch)
@@ -193,7 +195,7 @@ func (e *Embedder) openGo(o Options) error {
 		// flight only adds contention.
 		e.workers = 1
 	}
-	run, err := newGoRunner(o.ModelDir, goBackendConfig)
+	run, err := newGoRunner(o.ModelDir, cfg)
 	e.run = run
 	return err
 }

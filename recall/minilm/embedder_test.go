@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tmemhq/tmem/recall/minilm/minilmtest"
 	"github.com/tmemhq/tmem/recall/recalltest"
 )
 
@@ -70,6 +71,22 @@ func TestEmbedMatchesReference(t *testing.T) {
 				t.Errorf("max abs diff %g > 1e-4", d)
 			}
 		})
+	}
+}
+
+// TestFullSizeMatchesReference checks the Go backend, set up as it runs by
+// default in this build, on a model of all-MiniLM-L6-v2's size against the
+// python reference: the matrix kernels it picks on full-size products
+// (gomlx's AVX-512 ones in a GOEXPERIMENT=simd build) only run at this size.
+func TestFullSizeMatchesReference(t *testing.T) {
+	dir := minilmtest.FullModel(t)
+	texts := []string{"why did we pick bleve for search", benchChunks(1)[0], benchSentences(3)[2]}
+	ref := runReference(t, dir, texts, false)
+	got, _ := embedOnce(t, Options{ModelDir: dir, Backend: BackendGo}, texts)
+	for i := range texts {
+		if d := maxAbsDiff(got[i], ref.Vectors[i]); d > 1e-4 {
+			t.Errorf("text %d (%d pieces): max abs diff %g > 1e-4", i, len(ref.IDs[i]), d)
+		}
 	}
 }
 

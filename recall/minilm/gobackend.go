@@ -8,6 +8,7 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	_ "github.com/gomlx/gomlx/backends/simplego" // registers the pure-Go backend
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
@@ -39,19 +40,26 @@ type goRunner struct {
 	mu sync.Mutex
 }
 
-// goBackendConfig is gomlx's backend and its options.
-const goBackendConfig = "go"
+// goConfig is how the pure-Go backend runs: gomlx's backend name and
+// options, whether dense products reach it flattened to two axes
+// (rewriteBackend), and the Embedder's default batch size. defaultGoConfig
+// picks it for the build and the CPU.
+type goConfig struct {
+	options   string
+	flatDense bool
+	batch     int
+}
 
-// newGoRunner loads the model in dir on the gomlx backend named by config
-// (goBackendConfig unless a benchmark compares options).
-func newGoRunner(dir, config string) (r *goRunner, err error) {
+// newGoRunner loads the model in dir on gomlx's backend set up as cfg
+// (defaultGoConfig unless a benchmark compares options).
+func newGoRunner(dir string, cfg goConfig) (r *goRunner, err error) {
 	// The ONNX importer can panic on malformed files; report that as an error.
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("load model: %v", p)
 		}
 	}()
-	cfg, err := readConfig(dir)
+	mc, err := readConfig(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -63,8 +71,8 @@ func newGoRunner(dir, config string) (r *goRunner, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("load model: %w", err)
 	}
-	r = &goRunner{tk: tk, dim: cfg.HiddenSize, model: m}
-	if err := r.build(config); err != nil {
+	r = &goRunner{tk: tk, dim: mc.HiddenSize, model: m}
+	if err := r.build(cfg); err != nil {
 		return nil, errors.Join(fmt.Errorf("load model: %w", err), r.close())
 	}
 	return r, nil
@@ -72,7 +80,7 @@ func newGoRunner(dir, config string) (r *goRunner, err error) {
 
 // build loads the weights and sets up the executor that compiles the graph
 // for each input shape.
-func (r *goRunner) build(config string) error {
+func (r *goRunner) build(cfg goConfig) error {
 	names, _ := r.model.Inputs()
 	for _, name := range names {
 		if !slices.Contains(ortInputs, name) {
@@ -83,10 +91,16 @@ func (r *goRunner) build(config string) error {
 	if err := r.model.VariablesToContext(r.ctx); err != nil {
 		return err
 	}
-	b, err := backends.NewWithConfig(config)
+	b, err := backends.NewWithConfig(cfg.options)
 	if err != nil {
 		return err
 	}
+	twos, err := scalarTwos(r.ctx)
+	if err != nil {
+		b.Finalize()
+		return err
+	}
+	b = &rewriteBackend{Backend: b, flatDense: cfg.flatDense, twos: twos}
 	r.backend = b
 	exec, err := mlctx.NewExec(b, r.ctx, func(ctx *mlctx.Context, ids, mask, types *graph.Node) *graph.Node {
 		all := map[string]*graph.Node{"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
@@ -101,6 +115,25 @@ func (r *goRunner) build(config string) error {
 	}
 	r.exec = exec.SetMaxCache(goMaxBatch * (MaxTokens/goSeqPad + 1))
 	return nil
+}
+
+// scalarTwos names the graph parameters of ctx's float32 scalar variables
+// that hold 2, for rewriteBackend.
+func scalarTwos(ctx *mlctx.Context) (map[string]bool, error) {
+	twos := map[string]bool{}
+	for v := range ctx.IterVariables() {
+		if !v.Shape().IsScalar() || v.Shape().DType != dtypes.Float32 {
+			continue
+		}
+		t, err := v.Value()
+		if err != nil {
+			return nil, err
+		}
+		if x, ok := t.Value().(float32); ok && x == 2 {
+			twos[v.ParameterName()] = true
+		}
+	}
+	return twos, nil
 }
 
 func (r *goRunner) embed(texts []string) (vecs [][]float32, err error) {

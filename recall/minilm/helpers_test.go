@@ -2,6 +2,7 @@ package minilm
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -94,4 +95,20 @@ func writeFile(t testing.TB, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// embedOnce opens the model as o says, embeds texts and closes it; the
+// closed Embedder is returned for what it recorded.
+func embedOnce(t *testing.T, o Options, texts []string) ([][]float32, *Embedder) {
+	t.Helper()
+	e, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	vecs, err := e.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vecs, e
 }

@@ -49,15 +49,7 @@ func TestORTMatchesReference(t *testing.T) {
 		texts[i] = c.text
 	}
 	ref := runReference(t, tinyDir, texts, false)
-	e, err := Open(Options{ModelDir: tinyModel(t), Backend: BackendORT, ORTLib: lib})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	got, err := e.Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, _ := embedOnce(t, Options{ModelDir: tinyModel(t), Backend: BackendORT, ORTLib: lib}, texts)
 	for i, c := range referenceCases {
 		t.Run(c.name, func(t *testing.T) {
 			if d := maxAbsDiff(got[i], ref.Vectors[i]); d > 1e-4 {

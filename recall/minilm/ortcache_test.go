@@ -2,7 +2,6 @@ package minilm
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -30,16 +29,8 @@ func embedORT(t *testing.T, dir string) ([][]float32, bool) {
 // embedORTFor embeds texts on a session for the given workload.
 func embedORTFor(t *testing.T, dir string, w Workload, texts []string) ([][]float32, bool) {
 	t.Helper()
-	e, err := Open(Options{ModelDir: dir, Backend: BackendORT, ORTLib: minilmtest.RequireORT(t),
-		Workload: w, Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	vecs, err := e.Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	vecs, e := embedOnce(t, Options{ModelDir: dir, Backend: BackendORT, ORTLib: minilmtest.RequireORT(t),
+		Workload: w, Getenv: func(string) string { return "" }}, texts)
 	return vecs, e.run.(*ortRunner).cached
 }
 
