@@ -93,7 +93,7 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 	end = ix.trace("embed")
 	// BM25 ranks beside the wait for the query's vector (still being
 	// embedded, the model perhaps still loading: see PrepareQuery).
-	bm := startBM25(ctx, scopes, text, ix.now(), mode, ix.candidates(k))
+	bm := startBM25(ctx, scopes, text, ix.now(), mode, ix.candidates(k), mode != ModeBM25 && ix.opts.Embedder != nil)
 	qv, err := ix.queryVector(ctx, scopes, text, mode)
 	end()
 	var hits []Hit
@@ -382,18 +382,23 @@ type pendingBM25 struct {
 
 // startBM25 starts ranking the best n chunks of the scopes for text by BM25
 // on another goroutine, unless mode is ModeVector or text is empty.
-func startBM25(ctx context.Context, scopes []*scope, text string, now time.Time, mode string, n int) *pendingBM25 {
+func startBM25(ctx context.Context, scopes []*scope, text string, now time.Time, mode string, n int, beside bool) *pendingBM25 {
 	p := &pendingBM25{done: make(chan struct{})}
 	if text == "" || mode == ModeVector {
 		close(p.done)
 		return p
 	}
-	go func() {
+	rank := func() {
 		defer close(p.done)
 		if p.list, p.err = bm25Search(ctx, scopes, text, now, n); p.err != nil {
 			p.err = fmt.Errorf("search %q: %w", text, p.err)
 		}
-	}()
+	}
+	if !beside {
+		rank()
+		return p
+	}
+	go rank()
 	return p
 }
 

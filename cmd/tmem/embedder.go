@@ -5,10 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
+
+	"github.com/go-logr/logr"
+	"k8s.io/klog/v2"
 
 	"github.com/tmemhq/tmem/recall"
 	"github.com/tmemhq/tmem/recall/minilm"
 )
+
+// quietKlog silences klog, which gomlx logs through (once per process,
+// that its AVX-512 matrix kernel is experimental): stderr is for tmem's
+// own messages. It is done as a model opens, not at start: setting klog's
+// logger costs a per-task call several milliseconds.
+var quietKlog sync.Once
+
+func silenceKlog() { quietKlog.Do(func() { klog.SetLogger(logr.Discard()) }) }
 
 // openEmbedder finds the MiniLM model in --model, $TMEM_MODEL or the user
 // cache folder and returns it unopened: the model is loaded, with the
@@ -30,6 +42,7 @@ func openEmbedder(f *factory, flag string, w minilm.Workload) (recall.Embedder, 
 		return recall.NewLazyEmbedder(id, func(ctx context.Context) (recall.Embedder, error) {
 			// Opening may run beside the other stages (see recall's PrepareQuery).
 			defer f.stages.aside(stageModel)()
+			silenceKlog()
 			e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: f.getenv("TMEM_BACKEND"), Workload: w, Getenv: f.getenv,
 				Trace: f.stages.aside}) // the phase names are stage names
 			if err != nil {

@@ -245,6 +245,7 @@ func probeBackend(f *factory, dir string, mi minilm.ModelInfo, backend string) b
 	if !mi.Complete && mi.Identity == "" {
 		return backendInfo{Backend: "none (model not installed: run 'tmem model pull')"}
 	}
+	silenceKlog()
 	e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: backend, Workload: minilm.WorkloadQueries, Getenv: f.getenv})
 	if err != nil {
 		return backendInfo{Backend: "unavailable: " + err.Error()}

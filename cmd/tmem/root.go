@@ -4,9 +4,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
-	"k8s.io/klog/v2"
 )
 
 func newRootCmd(f *factory) *cobra.Command {
@@ -86,9 +84,6 @@ func run(f *factory, args []string) (code int) {
 			code = f.internalError(r, debug.Stack())
 		}
 	}()
-	// gomlx logs through klog (once per process, that its AVX-512 matrix
-	// kernel is experimental); stderr is for tmem's own messages.
-	klog.SetLogger(logr.Discard())
 	root := newRootCmd(f)
 	root.SetArgs(args)
 	err := root.Execute()
