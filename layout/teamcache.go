@@ -9,11 +9,6 @@ import (
 	"time"
 )
 
-// teamRacyWindow is how old a change must be for stat data to stand for
-// it (the same rule as the file caches built on this package): a coarse
-// file-system clock can give two changes in quick succession equal times.
-const teamRacyWindow = 2 * time.Second
-
 // CacheTeammates makes Teammates keep its answer between calls while the
 // workspace folder and every teammate's SOUL.md keep their stat data, so
 // that a long-lived process (or one that lists teammates several times)
@@ -36,13 +31,10 @@ type teamCache struct {
 	list  []Teammate
 }
 
-// fileStamp is the stat data that changes with a file's or a folder's
-// content: size, mtime, inode change time and inode. Only stamps with an
-// inode change time are trusted.
+// fileStamp is a file's or a folder's FileStamp, or says it is missing
+// or a link.
 type fileStamp struct {
-	size         int64
-	mtime, ctime int64
-	ino          uint64
+	FileStamp
 	exists, link bool
 }
 
@@ -60,21 +52,14 @@ func stampOf(path string) (fileStamp, error) {
 		}
 		return fileStamp{}, err
 	}
-	ctime, ino := StatID(fi)
-	return fileStamp{fi.Size(), fi.ModTime().UnixNano(), ctime, ino, true, fi.Mode()&fs.ModeSymlink != 0}, nil
+	return fileStamp{FileStampOf(fi), true, fi.Mode()&fs.ModeSymlink != 0}, nil
 }
 
-// settled says whether st can stand for what it stamps at time now: a
-// link's stamp never does (its target can change under it).
+// settled says whether s can stand for what it stamps at time now: a
+// missing file's can, a link's never does (its target can change under
+// it).
 func (s fileStamp) settled(now time.Time) bool {
-	if !s.exists {
-		return true
-	}
-	if s.link {
-		return false
-	}
-	before := now.Add(-teamRacyWindow).UnixNano()
-	return s.ctime != 0 && s.mtime < before && s.ctime < before
+	return !s.exists || !s.link && s.Settled(now)
 }
 
 // lookup returns the kept list when nothing it came from has changed.

@@ -11,8 +11,8 @@ import (
 )
 
 // RacyWindow is how old a file's last change must be for its stat data
-// to stand for its content.
-const RacyWindow = 2 * time.Second
+// to stand for its content (layout.RacyWindow).
+const RacyWindow = layout.RacyWindow
 
 // Bounds of a cache; past either, it starts over.
 const (
@@ -20,22 +20,11 @@ const (
 	maxBytes   = 32 << 20
 )
 
-// Stamp is the stat data that changes whenever a file's content does:
-// size, mtime and, where the platform has them, the inode change time
-// (which utimes cannot set back) and the inode (a file replaced by a
-// rename), times in nanoseconds.
-type Stamp struct {
-	Size  int64  `json:"size"`
-	MTime int64  `json:"mtime_ns"`
-	CTime int64  `json:"ctime_ns"`
-	Ino   uint64 `json:"ino"`
-}
+// Stamp is the stat data compared (layout.FileStamp).
+type Stamp = layout.FileStamp
 
 // StampOf returns the stamp of fi.
-func StampOf(fi fs.FileInfo) Stamp {
-	ctime, ino := layout.StatID(fi)
-	return Stamp{fi.Size(), fi.ModTime().UnixNano(), ctime, ino}
-}
+func StampOf(fi fs.FileInfo) Stamp { return layout.FileStampOf(fi) }
 
 // Cache keeps values of type T derived from workspace files, each under
 // the stat data of its file. A nil *Cache keeps nothing: every Read reads
@@ -110,11 +99,7 @@ func (c *Cache[T]) Read(ws *layout.Workspace, rel string, limit int64, derive fu
 // reports inode change times, and the last change is older than
 // RacyWindow.
 func (c *Cache[T]) settled(st Stamp) bool {
-	if st.CTime == 0 || c.now == nil {
-		return false
-	}
-	before := c.now().Add(-RacyWindow).UnixNano()
-	return st.MTime < before && st.CTime < before
+	return c.now != nil && st.Settled(c.now())
 }
 
 func (c *Cache[T]) keep(rel string, st Stamp, v T) {
