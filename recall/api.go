@@ -13,6 +13,15 @@ type Embedder interface {
 	Identity() string
 }
 
+// A Successor is an Embedder that took over from another: vectors stored
+// under identity prev are its own for every text but those differs
+// reports (a fix to the text preparation that touches a few characters,
+// say). A sync that finds them keeps them and embeds only the texts that
+// differ, instead of every chunk again.
+type Successor interface {
+	Succeeds(prev string) (differs func(text string) bool, ok bool)
+}
+
 // Query is one recall search.
 type Query struct {
 	Text      string

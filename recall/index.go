@@ -922,12 +922,13 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			ix.warnf("recall: dropping unreadable vectors of %s (%v)", s.label(), err)
 		}
-		if old != nil && old.identity != ix.embedderID() {
+		keep := ix.reusable(old)
+		if keep == nil {
 			old = nil
 		}
 		// Without old vectors, the chunks of files this sync did not
 		// re-chunk have none: they join the backlog.
-		switch err := ix.writeVectors(ctx, s, vpath, old, pending, st); {
+		switch err := ix.writeVectors(ctx, s, vpath, old, keep, pending, st); {
 		case err == nil:
 			m.Embedder = ix.embedderID()
 		case ctx.Err() != nil || !errors.Is(err, errEmbed):
@@ -1052,10 +1053,34 @@ var errEmbed = errors.New("embedder failed")
 // pendingChunk is a chunk that needs a vector.
 type pendingChunk struct{ id, text string }
 
+// reusable says which vectors of old, a scope's stored vectors, this
+// embedder can take as its own: all when they are its own, those of texts
+// keep accepts when they come from an embedder it succeeds (see Successor),
+// none (nil) otherwise.
+func (ix *Index) reusable(old *vectorSet) (keep func(text string) bool) {
+	switch {
+	case old == nil:
+		return nil
+	case old.identity == ix.embedderID():
+		return func(string) bool { return true }
+	}
+	succ, ok := ix.opts.Embedder.(Successor)
+	if !ok {
+		return nil
+	}
+	differs, ok := succ.Succeeds(old.identity)
+	if !ok {
+		return nil
+	}
+	return func(text string) bool { return !differs(text) }
+}
+
 // writeVectors builds the scope's new vector file: rows of live chunks
 // that were not re-chunked are kept, pending chunks get a cached vector
-// when their text is known, else a fresh embedding.
-func (ix *Index) writeVectors(ctx context.Context, s *scope, path string, old *vectorSet, pending []pendingChunk, st *SyncStats) error {
+// when their text is known, else a fresh embedding. Of old, only vectors
+// of texts keep accepts are taken; when old is another embedder's, rows
+// of chunks not re-chunked (whose text is not known) are not kept.
+func (ix *Index) writeVectors(ctx context.Context, s *scope, path string, old *vectorSet, keep func(text string) bool, pending []pendingChunk, st *SyncStats) error {
 	repl := map[string]bool{}
 	for _, p := range pending {
 		repl[p.id] = true
@@ -1070,6 +1095,8 @@ func (ix *Index) writeVectors(ctx context.Context, s *scope, path string, old *v
 	cache := map[textHash]int{} // text hash -> row of nv
 	if old != nil {
 		nv.dims = old.dims
+	}
+	if old != nil && old.identity == nv.identity {
 		for i, id := range old.ids {
 			if live[id] && !repl[id] {
 				nv.addRow(id, old, i)
@@ -1091,7 +1118,7 @@ func (ix *Index) writeVectors(ctx context.Context, s *scope, path string, old *v
 			st.Cached++
 			continue
 		}
-		if r, ok := oldCache[h]; ok {
+		if r, ok := oldCache[h]; ok && keep(p.text) {
 			nv.addRow(p.id, old, r)
 			cache[h] = nv.len() - 1
 			st.Cached++

@@ -16,6 +16,8 @@ import (
 type LazyEmbedder struct {
 	identity string
 	open     func(ctx context.Context) (Embedder, error)
+	previous string
+	differs  func(text string) bool
 
 	mu     sync.Mutex
 	opened bool
@@ -28,6 +30,21 @@ type LazyEmbedder struct {
 // The opened embedder must have the same identity.
 func NewLazyEmbedder(identity string, open func(ctx context.Context) (Embedder, error)) *LazyEmbedder {
 	return &LazyEmbedder{identity: identity, open: open}
+}
+
+// Succeeding makes l a Successor of the embedder with identity prev, whose
+// vectors are l's for every text but those differs reports, and returns l.
+func (l *LazyEmbedder) Succeeding(prev string, differs func(text string) bool) *LazyEmbedder {
+	l.previous, l.differs = prev, differs
+	return l
+}
+
+// Succeeds is what Succeeding set, known without opening the model.
+func (l *LazyEmbedder) Succeeds(prev string) (differs func(text string) bool, ok bool) {
+	if l.differs == nil || prev != l.previous {
+		return nil, false
+	}
+	return l.differs, true
 }
 
 // Identity is the identity given to NewLazyEmbedder.

@@ -116,6 +116,23 @@ func TestLazyEmbedder(t *testing.T) {
 			t.Errorf("Embed(nil) = %v, %v; identity %q; %d opens", vs, err, l.Identity(), oc.opens.Load())
 		}
 	})
+	t.Run("succeeds what it was told to, without opening", func(t *testing.T) {
+		oc := &openCounter{refuse: true}
+		var l Successor = NewLazyEmbedder(id, oc.open).Succeeding("model-v1", func(text string) bool { return text == "x" })
+		differs, ok := l.Succeeds("model-v1")
+		if !ok || !differs("x") || differs("y") {
+			t.Errorf("Succeeds(model-v1) = %v", ok)
+		}
+		if _, ok := l.Succeeds("model-v0"); ok {
+			t.Error("Succeeds(model-v0) = true, want false")
+		}
+		if _, ok := NewLazyEmbedder(id, oc.open).Succeeds(""); ok {
+			t.Error("a LazyEmbedder told nothing succeeds the empty identity")
+		}
+		if n := oc.opens.Load(); n != 0 {
+			t.Errorf("%d opens", n)
+		}
+	})
 	t.Run("a failed open fails every embed, opened once", func(t *testing.T) {
 		oc := &openCounter{refuse: true}
 		l := NewLazyEmbedder(id, oc.open)

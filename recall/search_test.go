@@ -336,3 +336,76 @@ func TestCopiesShownOnce(t *testing.T) {
 			"the daily of 2026-03-10 and the typed memory once each", got)
 	}
 }
+
+// successorEmbedder is a countingEmbedder that took over from the embedder
+// with identity prev, whose vectors are its own but for texts holding
+// "tripwire".
+type successorEmbedder struct {
+	countingEmbedder
+	prev string
+}
+
+func (s *successorEmbedder) Succeeds(prev string) (func(string) bool, bool) {
+	if prev != s.prev {
+		return nil, false
+	}
+	return func(text string) bool { return strings.Contains(text, "tripwire") }, true
+}
+
+func TestSuccessorReembedsOnlyWhatDiffers(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name      string
+		prev      string // what the successor says it succeeds
+		wantOnly  bool   // only the tripwire texts are embedded again
+		wantTexts int    // at least this many texts embedded
+	}{
+		{"it succeeds the stored vectors' embedder", "model-v1", true, 1},
+		{"it succeeds another embedder", "model-v0", false, 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := newWorkspace(t, "ws")
+			writeFile(t, ws, "beacon/memory/2026-09-15.md", "# 2026-09-15\n\n## Alarm\n\nThe tripwire alarm fired twice on the loading dock.\n")
+			v1 := &countingEmbedder{id: "model-v1"}
+			ix1, _ := openIndex(t, ws, Options{Embedder: v1})
+			if _, err := ix1.Sync(ctx, []string{"beacon"}); err != nil {
+				t.Fatal(err)
+			}
+			all := v1.reset()
+			ix1.Close()
+
+			v2 := &successorEmbedder{countingEmbedder: countingEmbedder{id: "model-v2"}, prev: tt.prev}
+			ix2, _ := openIndex(t, ws, Options{Embedder: v2})
+			st, err := ix2.Sync(ctx, []string{"beacon"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts := v2.texts
+			if len(texts) < tt.wantTexts {
+				t.Fatalf("embedded %d texts (%+v), want at least %d", len(texts), st, tt.wantTexts)
+			}
+			for _, text := range texts {
+				if tt.wantOnly && !strings.Contains(text, "tripwire") {
+					t.Errorf("embedded again a text both embed alike: %q", text)
+				}
+			}
+			if tt.wantOnly && st.Cached+len(texts) < all {
+				t.Errorf("%d cached + %d embedded of %d texts: vectors were lost (%+v)", st.Cached, len(texts), all, st)
+			}
+			if !tt.wantOnly && (st.Cached != 0 || len(texts) < all) {
+				t.Errorf("a successor of another embedder kept %d vectors, embedded %d of %d", st.Cached, len(texts), all)
+			}
+			vs, err := readVectors(filepath.Join(ws.IndexDir("beacon"), vectorsFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if vs.identity != "model-v2" {
+				t.Errorf("vectors stored as %q, want model-v2", vs.identity)
+			}
+			hits := runSearch(t, ix2, Query{Text: "tripwire alarm loading dock", Teammates: []string{"beacon"}, Mode: ModeVector, NoSync: true})
+			if len(hits) == 0 || !strings.HasSuffix(hits[0].Path, "2026-09-15.md") {
+				t.Errorf("vector search after the upgrade: %+v", hits)
+			}
+		})
+	}
+}

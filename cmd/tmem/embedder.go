@@ -37,6 +37,10 @@ func openEmbedder(f *factory, flag string, w minilm.Workload) (recall.Embedder, 
 		return nil, nil // no cache folder to look in: nothing installed
 	}
 	id, err := minilm.Identity(dir)
+	var prev string
+	if err == nil {
+		prev, err = minilm.PreviousIdentity(dir)
+	}
 	switch {
 	case err == nil:
 		return recall.NewLazyEmbedder(id, func(ctx context.Context) (recall.Embedder, error) {
@@ -53,7 +57,7 @@ func openEmbedder(f *factory, flag string, w minilm.Workload) (recall.Embedder, 
 					why, filepath.Join(dir, minilm.RuntimeDirName))
 			}
 			return e, nil
-		}), nil
+		}).Succeeding(prev, minilm.DiffersFromPrevious), nil
 	case flag != "":
 		return nil, err
 	case !errors.Is(err, minilm.ErrNoModel):

@@ -26,7 +26,14 @@ var ErrNoModel = errors.New("no embedding model")
 // PipelineVersion names the text preparation and pooling this package applies
 // around the model. It is part of Identity, so a change here makes callers
 // re-embed.
-const PipelineVersion = "minilm-pipeline-1:nfd-strip-mn,cjk-split,trunc256,mean,l2"
+const PipelineVersion = "minilm-pipeline-2:nfd-strip-mn,cjk-split,drop-cc-cf,trunc256,mean,l2"
+
+// previousPipeline is PipelineVersion before this package had a tokenizer
+// of its own. The tokenizer library it used then mishandled the characters
+// BERT's normaliser drops (see DiffersFromPrevious); every other text gets
+// the same vector from both, so the vectors of the previous pipeline stay
+// valid but for those (see Embedder.Succeeds).
+const previousPipeline = "minilm-pipeline-1:nfd-strip-mn,cjk-split,trunc256,mean,l2"
 
 // Backend names.
 const (
@@ -108,6 +115,7 @@ type Embedder struct {
 	dim      int
 	backend  string
 	identity string
+	previous string // the identity of previousPipeline with these model files
 	batch    int
 	workers  int
 	model    string
@@ -148,6 +156,10 @@ func Open(o Options) (*Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
+	previous, err := PreviousIdentity(o.ModelDir)
+	if err != nil {
+		return nil, err
+	}
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -156,7 +168,7 @@ func Open(o Options) (*Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Embedder{dim: cfg.HiddenSize, identity: id, batch: o.BatchSize, workers: o.Workers, model: model}
+	e := &Embedder{dim: cfg.HiddenSize, identity: id, previous: previous, batch: o.BatchSize, workers: o.Workers, model: model}
 	switch o.Backend {
 	case "", BackendAuto:
 		if err = e.openORT(o, getenv); err != nil && model != fp32Model {
@@ -281,9 +293,17 @@ func readConfig(dir string) (modelConfig, error) {
 }
 
 // identity hashes the model files' sums with PipelineVersion.
-func identity(dir string) (string, error) {
+func identity(dir string) (string, error) { return identityOf(dir, PipelineVersion) }
+
+// PreviousIdentity is the Identity the model in dir had under the previous
+// pipeline: vectors stored under it are this pipeline's for every text
+// DiffersFromPrevious does not report.
+func PreviousIdentity(dir string) (string, error) { return identityOf(dir, previousPipeline) }
+
+// identityOf hashes the model files' sums with a pipeline version.
+func identityOf(dir, pipeline string) (string, error) {
 	h := sha256.New()
-	io.WriteString(h, PipelineVersion+"\n")
+	io.WriteString(h, pipeline+"\n")
 	names, err := modelFiles(dir)
 	if err != nil {
 		return "", err
@@ -330,6 +350,16 @@ func (e *Embedder) Fallback() string { return e.fallback }
 // Identity names the model files and the pipeline around them. It is the same
 // for both backends and changes when either changes.
 func (e *Embedder) Identity() string { return e.identity }
+
+// Succeeds reports whether vectors stored under identity prev, from the
+// same model files and the previous pipeline, are this Embedder's for every
+// text but those differs reports (see recall.Successor).
+func (e *Embedder) Succeeds(prev string) (differs func(text string) bool, ok bool) {
+	if prev != e.previous {
+		return nil, false
+	}
+	return DiffersFromPrevious, true
+}
 
 // Close frees the model. The Embedder must not be used afterwards.
 func (e *Embedder) Close() error {

@@ -41,3 +41,40 @@ func TestIdentityWithoutOpening(t *testing.T) {
 		})
 	}
 }
+
+func TestSucceedsPreviousPipeline(t *testing.T) {
+	e := openTiny(t, BackendGo)
+	dir := tinyModel(t)
+	prev, err := PreviousIdentity(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prev == e.Identity() {
+		t.Fatalf("the previous pipeline's identity is the current one: %q", prev)
+	}
+	other := copyDir(t, tinyDir)
+	writeFile(t, other+"/config.json", `{"hidden_size": 32, "changed": true}`)
+	otherPrev, err := PreviousIdentity(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		id   string
+		ok   bool
+	}{
+		{"the previous pipeline, same files", prev, true},
+		{"the current identity", e.Identity(), false},
+		{"the previous pipeline, other files", otherPrev, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			differs, ok := e.Succeeds(tt.id)
+			if ok != tt.ok || (differs != nil) != tt.ok {
+				t.Errorf("Succeeds(%q) = %v, %v; want ok %v", tt.id, differs != nil, ok, tt.ok)
+			}
+			if ok && (differs("plain") || !differs("soft\u00adhyphen")) {
+				t.Error("Succeeds gave a predicate other than DiffersFromPrevious")
+			}
+		})
+	}
+}

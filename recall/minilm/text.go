@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -40,6 +41,30 @@ func normalizeText(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// DiffersFromPrevious reports whether the previous pipeline embedded text
+// differently from this one: whether, once normalised, it holds a
+// character BERT's normaliser drops (NUL, the replacement character that
+// invalid UTF-8 becomes, a control character other than tab, line feed and
+// carriage return, or a format character such as a soft hyphen, a
+// zero-width joiner or a byte order mark). The tokenizer library of the
+// previous pipeline repeated or lost the word pieces after such a
+// character, or failed; tmem's own drops it. Every other text has the same
+// word pieces under both, hence the same vector.
+func DiffersFromPrevious(text string) bool {
+	return strings.IndexFunc(normalizeText(text), dropped) >= 0
+}
+
+// dropped reports the characters BERT's normaliser (clean_text) drops.
+func dropped(r rune) bool {
+	switch r {
+	case '\t', '\n', '\r':
+		return false
+	case 0, utf8.RuneError:
+		return true
+	}
+	return unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cf, r)
 }
 
 // isCJK reports the code points BERT treats as Chinese characters.

@@ -144,3 +144,52 @@ func TestLoadTokenizerPrecompiledOrParsed(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffersFromPrevious checks the promise behind reusing the previous
+// pipeline's vectors: every text to which the previous tokenizer gave other
+// ids than this one (or died on) is one DiffersFromPrevious reports.
+func TestDiffersFromPrevious(t *testing.T) {
+	tk, _ := tokenizers(t)
+	config, err := os.ReadFile(filepath.Join(tinyDir, "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := minilmtest.PreviousTokenizer(t, config, MaxTokens)
+	differing := 0
+	for kind, texts := range minilmtest.TokenizerCorpus(t) {
+		t.Run(kind, func(t *testing.T) {
+			for _, text := range texts {
+				norm := normalizeText(text)
+				want, err := prev(norm)
+				if err == nil && slices.Equal(encode(tk, norm).ids, want) {
+					continue
+				}
+				differing++
+				if !DiffersFromPrevious(text) {
+					t.Errorf("the previous tokenizer gave %q other ids (%v), and DiffersFromPrevious says it did not", text, err)
+				}
+			}
+		})
+	}
+	if differing == 0 {
+		t.Error("no text of the corpus tokenized differently before: the corpus does not exercise the difference")
+	}
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"plain words, tabs\tand\r\nline ends", false},
+		{"naïve café 東京 🚀", false},
+		{"soft\u00adhyphen", true},
+		{"\ufeffbyte order mark", true},
+		{"family 👩\u200d👩\u200d👧", true},
+		{"nul\x00byte", true},
+		{"bell\x07", true},
+		{"invalid \xff utf-8", true},
+		{"replacement \ufffd character", true},
+	} {
+		if got := DiffersFromPrevious(tt.text); got != tt.want {
+			t.Errorf("DiffersFromPrevious(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}

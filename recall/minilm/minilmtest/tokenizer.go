@@ -32,6 +32,22 @@ import (
 // pieces after it, or panics.
 func ReferenceTokenizer(tb testing.TB, config []byte, maxLen int) func(text string) ([]int64, error) {
 	tb.Helper()
+	return reference(tb, config, maxLen, true)
+}
+
+// PreviousTokenizer is ReferenceTokenizer with its broken step left as it
+// is: the ids the embedder's previous pipeline gave a text, or the panic it
+// died of.
+func PreviousTokenizer(tb testing.TB, config []byte, maxLen int) func(text string) ([]int64, error) {
+	tb.Helper()
+	return reference(tb, config, maxLen, false)
+}
+
+// reference sets up github.com/sugarme/tokenizer as the embedder did; with
+// fix, it drops what clean_text drops before the library's normaliser can
+// mishandle it.
+func reference(tb testing.TB, config []byte, maxLen int, fix bool) func(text string) ([]int64, error) {
+	tb.Helper()
 	tk, err := pretrained.FromReader(bytes.NewReader(config))
 	if err != nil {
 		tb.Fatalf("reference tokenizer: %v", err)
@@ -52,7 +68,7 @@ func ReferenceTokenizer(tb testing.TB, config []byte, maxLen int) func(text stri
 				err = fmt.Errorf("reference tokenizer panicked: %v", p)
 			}
 		}()
-		if switches.Normalizer.CleanText {
+		if fix && switches.Normalizer.CleanText {
 			text = dropControls(text)
 		}
 		e, err := tk.EncodeSingle(text, true)
