@@ -2,12 +2,12 @@ package bpe
 
 import (
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tiktoken-go/tokenizer"
+
+	"github.com/tmemhq/tmem/internal/textcorpus"
 )
 
 // encodings pairs each built-in encoding with the reference tokenizer it
@@ -70,52 +70,23 @@ func TestTableMatchesReference(t *testing.T) {
 func corpus(t testing.TB) map[string][]string {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(15, 2026))
-	word := func(n int, alphabet string) string {
-		r := []rune(alphabet)
-		var b strings.Builder
-		for range n {
-			b.WriteRune(r[rng.IntN(len(r))])
-		}
-		return b.String()
+	c := textcorpus.Common(rng, 3000)
+	c["code"] = []string{
+		"func (t *table) rank(s string) (uint32, bool) {\n\tfor i := fnv1a(s) & t.mask; ; i = (i + 1) & t.mask {\n\t\tv := u32(t.raw, t.slots+4*int(i))\n",
+		"def f(x):\n    if x['key'] != None:\n        return {k: v for k, v in x.items()}  # comment\n\n\n",
+		`{"id": 123456789, "name": "O'Brien's", "tags": ["a","b"], "nested": {"x": -1.5e-10}}`,
+		"#!/bin/sh\nset -eu\nfor f in *.md; do grep -n 'TODO' \"$f\" || true; done 2>/dev/null >/dev/null\n",
+		"SELECT a.id, COUNT(*) AS n FROM accounts a JOIN events e ON e.account_id=a.id WHERE e.ts >= '2026-01-01' GROUP BY 1;",
+		"const x=(a,b)=>a&&b||!a?b??0:a;let y=[...x.map(z=>z**2)].filter(Boolean);window.onload=()=>{}",
+		"<div class=\"row\"><a href=\"https://example.invalid/a/b?c=d&e=f#g\">link</a></div>\r\n",
 	}
-	c := map[string][]string{
-		"code": {
-			"func (t *table) rank(s string) (uint32, bool) {\n\tfor i := fnv1a(s) & t.mask; ; i = (i + 1) & t.mask {\n\t\tv := u32(t.raw, t.slots+4*int(i))\n",
-			"def f(x):\n    if x['key'] != None:\n        return {k: v for k, v in x.items()}  # comment\n\n\n",
-			`{"id": 123456789, "name": "O'Brien's", "tags": ["a","b"], "nested": {"x": -1.5e-10}}`,
-			"#!/bin/sh\nset -eu\nfor f in *.md; do grep -n 'TODO' \"$f\" || true; done 2>/dev/null >/dev/null\n",
-			"SELECT a.id, COUNT(*) AS n FROM accounts a JOIN events e ON e.account_id=a.id WHERE e.ts >= '2026-01-01' GROUP BY 1;",
-			"const x=(a,b)=>a&&b||!a?b??0:a;let y=[...x.map(z=>z**2)].filter(Boolean);window.onload=()=>{}",
-			"<div class=\"row\"><a href=\"https://example.invalid/a/b?c=d&e=f#g\">link</a></div>\r\n",
-		},
-		"cjk": {
-			"東京は日本の首都です。", "我们明天在北京见面，好吗？", "한국어 텍스트와 숫자 12345", "カタカナとひらがなの混在テキスト",
-			strings.Repeat("漢字仮名交じり文", 200), "中文English混合text测试",
-		},
-		"emoji": {
-			"🚀 launch 🎉🎉🎉", "👩‍👩‍👧‍👦 family", "🇩🇪🇫🇷🇯🇵 flags", "👍🏽👍🏿 skin tones", "emoji✅in❌text", strings.Repeat("😀", 500),
-		},
-		"long words": {
-			"pneumonoultramicroscopicsilicovolcanoconiosis", "Donaudampfschifffahrtsgesellschaftskapitän",
-			word(5000, "abcdefghijklmnopqrstuvwxyz"), strings.Repeat("a", 3000), word(4096, "0123456789abcdef"),
-			word(2000, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"),
-			strings.Repeat("=", 2500), strings.Repeat("-_", 700), "https://example.invalid/" + word(800, "abc/def-ghi_"),
-			strings.Repeat("1234567890", 50), "sha256:" + word(64, "0123456789abcdef"),
-		},
-		"whitespace runs": {
-			strings.Repeat(" ", 1000), strings.Repeat("\t", 300), strings.Repeat("\n", 200), " \n\n  \n\t \r\n\r\n",
-			"word" + strings.Repeat(" ", 17) + "word", "trailing   \n   leading", "\u00a0nbsp\u00a0\u3000ideographic\u3000",
-			"a\u200bzero\u200dwidth", "x\n \ny", "\n \n \n", strings.Repeat(" \t\n", 400) + "end", "   ",
-		},
-		"contractions and case": {
-			"I'LL DO IT, you'll see; she's here, they'RE not, we'Ve, I'm, he'd", "ALLCAPS WORDS AND CamelCaseIdentifiers",
-			"'s't're've'm'll'd", "HTTPServerError XMLHttpRequest iOS eBay",
-		},
-		"scripts and marks": {
-			"naïve café résumé", "Ελληνικά κείμενα", "русский текст, и ещё", "العربية نص", "हिन्दी पाठ देवनागरी",
-			"e\u0301\u0301\u0301 combining", "Z̤͔ͧ̑̓ä͖̭̈̇lͮ̒ͫǫ̗", "ﬁ ligature ½ ⅓ Ⅻ ²³",
-		},
-		"invalid utf-8": {"\xff\xfe bytes", "ok\xc3(bad", "\xed\xa0\x80 surrogate", "tail\xe2\x82"},
+	c["long words"] = append(c["long words"],
+		textcorpus.Word(rng, 2000, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"),
+		"https://example.invalid/"+textcorpus.Word(rng, 800, "abc/def-ghi_"))
+	c["whitespace runs"] = append(c["whitespace runs"], "a\u200bzero\u200dwidth")
+	c["contractions and case"] = []string{
+		"I'LL DO IT, you'll see; she's here, they'RE not, we'Ve, I'm, he'd", "ALLCAPS WORDS AND CamelCaseIdentifiers",
+		"'s't're've'm'll'd", "HTTPServerError XMLHttpRequest iOS eBay",
 	}
 	c["random"] = randomTexts(rng, 1500)
 	c["workspace"] = exampleFiles(t)
@@ -125,46 +96,17 @@ func corpus(t testing.TB) map[string][]string {
 // randomTexts mixes characters from every class the split patterns treat
 // differently.
 func randomTexts(rng *rand.Rand, n int) []string {
-	pools := []string{
+	return textcorpus.Random(rng, n, 120, []string{
 		"abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789", " ", "  \t\n\r",
 		"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", "'", "東京日本語中文한국어", "éüßçñø", "\u0301\u0308\u093f",
-		"😀🚀👍🏽\u200d", "ΑΒΓαβγ", "\u00a0\u3000", "ǅǈ", "ʰˢ", "٣٤٥", "\xff",
-	}
-	out := make([]string, n)
-	for i := range out {
-		var b strings.Builder
-		for range rng.IntN(120) {
-			p := []rune(pools[rng.IntN(len(pools))])
-			if pools[len(pools)-1] == string(p) {
-				b.WriteString("\xff")
-				continue
-			}
-			b.WriteRune(p[rng.IntN(len(p))])
-		}
-		out[i] = b.String()
-	}
-	return out
+		"😀🚀👍🏽\u200d", "ΑΒΓαβγ", "\u00a0\u3000", "ǅǈ", "ʰˢ", "٣٤٥", textcorpus.Invalid,
+	})
 }
 
 // exampleFiles reads the bundled example workspace's files.
 func exampleFiles(t testing.TB) []string {
 	t.Helper()
-	var out []string
-	err := filepath.WalkDir("../../../testdata/example", func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		out = append(out, string(b))
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out) < 10 {
-		t.Fatalf("only %d files in the example workspace", len(out))
-	}
-	return out
+	return textcorpus.Files(t, "../../../testdata/example", 10)
 }
 
 func TestCountMatchesReference(t *testing.T) {

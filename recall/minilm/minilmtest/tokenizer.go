@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/sugarme/tokenizer"
 	"github.com/sugarme/tokenizer/pretrained"
+
+	"github.com/tmemhq/tmem/internal/textcorpus"
 )
 
 // ReferenceTokenizer returns what github.com/sugarme/tokenizer makes of a
@@ -103,114 +104,40 @@ func dropControls(s string) string {
 func TokenizerCorpus(tb testing.TB) map[string][]string {
 	tb.Helper()
 	rng := rand.New(rand.NewPCG(7, 2026))
-	word := func(n int, alphabet string) string {
-		r := []rune(alphabet)
-		var b strings.Builder
-		for range n {
-			b.WriteRune(r[rng.IntN(len(r))])
-		}
-		return b.String()
+	c := textcorpus.Common(rng, 300)
+	c["plain"] = []string{
+		"Why did the ETA rollover test fail on CI?", "The cat sits on the mat", "",
+		"we moved the staging db to postgres 16 on 2026-11-03; the migration took 4h12m",
 	}
-	c := map[string][]string{
-		"plain": {
-			"Why did the ETA rollover test fail on CI?", "The cat sits on the mat", "",
-			"we moved the staging db to postgres 16 on 2026-11-03; the migration took 4h12m",
-		},
-		"accents and scripts": {
-			"naïve café résumé Ångström Øresund", "Ελληνικά κείμενα", "русский текст, и ещё",
-			"العربية نص", "हिन्दी पाठ देवनागरी", "e\u0301\u0301\u0301 combining", "Z̤͔ͧ̑̓ä͖̭̈̇lͮ̒ͫǫ̗",
-			"ﬁ ligature ½ ⅓ Ⅻ ²³", "İstanbul ǅemal ẞtraße Kelvin\u212a \u212bngstrom", "ϒ ϓ ϔ",
-		},
-		"cjk": {
-			"東京は日本の首都です。", "我们明天在北京见面，好吗？", "한국어 텍스트와 숫자 12345",
-			"カタカナとひらがなの混在テキスト", "中文English混合text测试", "tmem東京", "\U00020000\U0002a700\U0002f800 rare ideographs",
-			strings.Repeat("漢字仮名交じり文", 60),
-		},
-		"emoji and symbols": {
-			"🚀 launch 🎉🎉🎉", "👩‍👩‍👧‍👦 family", "🇩🇪🇫🇷🇯🇵 flags", "👍🏽👍🏿 skin tones", "emoji✅in❌text",
-			"€100 © ® ™ ° ± × ÷ → ⇒ ∀ ∑", strings.Repeat("😀", 300),
-		},
-		"punctuation": {
-			"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", "«quotes» „low“ ‘single’ ¿qué? ¡sí!", "em—dash en–dash ellipsis…",
-			"「括弧」、。・", "a.b.c...d---e___f", "it's can't won't they're", "C++ && x || !y; a->b::c",
-			"[CLS] [SEP] [UNK] [MASK] [PAD] [cls] [sep] ##ing ##", "https://example.invalid/a/b?c=d&e=f#g",
-		},
-		"control characters": {
-			"nul\x00in\x00text", "bell\x07 and \x1b[31mansi\x1b[0m", "vertical\vtab form\ffeed",
-			"zero\u200bwidth\u200djoiner\ufeffbom", "replacement \ufffd char", "soft\u00adhyphen", "rtl\u202emark\u202c",
-			"line\u2028separator\u2029paragraph", "\x00\x00\x00", "\u0085next line",
-		},
-		"long words": {
-			"pneumonoultramicroscopicsilicovolcanoconiosis", "Donaudampfschifffahrtsgesellschaftskapitän",
-			strings.Repeat("a", 99), strings.Repeat("a", 100), strings.Repeat("a", 101), strings.Repeat("é", 101),
-			word(300, "abcdefghijklmnopqrstuvwxyz"), word(150, "0123456789abcdef"), "sha256:" + word(64, "0123456789abcdef"),
-			strings.Repeat("=", 250), strings.Repeat("-_", 90),
-		},
-		"whitespace runs": {
-			strings.Repeat(" ", 300), strings.Repeat("\t", 100), " \n\n  \n\t \r\n\r\n", "word" + strings.Repeat(" ", 17) + "word",
-			"trailing   \n   leading", "\u00a0nbsp\u00a0\u3000ideographic\u3000", "x\n \ny", "\u2003em\u2002en\u2009thin",
-		},
-		"long texts": {
-			strings.Repeat("word ", 400), strings.Repeat("Antidisestablishmentarianism! ", 120),
-			strings.Repeat("东京", 300), strings.Repeat("a, ", 253) + "end", strings.Repeat("a ", 254),
-			strings.Repeat("a ", 255), word(3000, "abc def,ghi.jkl mno"),
-		},
-		"invalid utf-8": {"\xff\xfe bytes", "ok\xc3(bad", "\xed\xa0\x80 surrogate", "tail\xe2\x82"},
+	c["punctuation"] = []string{
+		"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", "«quotes» „low“ ‘single’ ¿qué? ¡sí!", "em—dash en–dash ellipsis…",
+		"「括弧」、。・", "a.b.c...d---e___f", "it's can't won't they're", "C++ && x || !y; a->b::c",
+		"[CLS] [SEP] [UNK] [MASK] [PAD] [cls] [sep] ##ing ##", "https://example.invalid/a/b?c=d&e=f#g",
+	}
+	c["control characters"] = []string{
+		"nul\x00in\x00text", "bell\x07 and \x1b[31mansi\x1b[0m", "vertical\vtab form\ffeed",
+		"zero\u200bwidth\u200djoiner\ufeffbom", "replacement \ufffd char", "soft\u00adhyphen", "rtl\u202emark\u202c",
+		"line\u2028separator\u2029paragraph", "\x00\x00\x00", "\u0085next line",
+	}
+	c["long texts"] = []string{
+		strings.Repeat("word ", 400), strings.Repeat("Antidisestablishmentarianism! ", 120),
+		strings.Repeat("东京", 300), strings.Repeat("a, ", 253) + "end", strings.Repeat("a ", 254),
+		strings.Repeat("a ", 255), textcorpus.Word(rng, 3000, "abc def,ghi.jkl mno"),
 	}
 	c["random"] = randomTokenizerTexts(rng, 800)
-	c["workspace"] = exampleTexts(tb, filepath.Join(testdata(), "..", "..", "..", "testdata", "example"))
+	c["workspace"] = textcorpus.Files(tb, filepath.Join(testdata(), "..", "..", "..", "testdata", "example"), 10)
 	return c
 }
 
 // randomTokenizerTexts mixes characters of every class the tokenizer
-// treats differently.
+// treats differently; half the texts have nothing BERT's normaliser drops.
 func randomTokenizerTexts(rng *rand.Rand, n int) []string {
-	pools := [][]rune{
-		[]rune("abcdefghijklmnopqrstuvwxyz"), []rune("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), []rune("0123456789"), []rune(" "),
-		[]rune("  \t\n\r"), []rune("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"), []rune("東京日本語中文한국어"),
-		[]rune("éüßçñøÅİ"), []rune("\u0301\u0308\u093f"), []rune("😀🚀👍🏽\u200d"), []rune("ΑΒΓαβγ"),
-		[]rune("\u00a0\u3000\u2028"), []rune("ǅǈ"), []rune("«»¿¡—…「」"), []rune("€©°"),
-		// Last, what the normaliser drops.
-		[]rune("\x00\x07\v\f\u0085\u00ad\ufeff\u200b\u200d\ufffd"), {0xff},
+	pools := []string{
+		"abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789", " ", "  \t\n\r",
+		"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", "東京日本語中文한국어", "éüßçñøÅİ", "\u0301\u0308\u093f",
+		"😀🚀👍🏽\u200d", "ΑΒΓαβγ", "\u00a0\u3000\u2028", "ǅǈ", "«»¿¡—…「」", "€©°",
 	}
-	out := make([]string, n)
-	for i := range out {
-		// Half the texts have nothing that BERT's normaliser drops.
-		use := pools
-		if i%2 == 0 {
-			use = pools[:len(pools)-2]
-		}
-		var b strings.Builder
-		for range rng.IntN(160) {
-			p := use[rng.IntN(len(use))]
-			if p[0] == 0xff && len(p) == 1 {
-				b.WriteString("\xff")
-				continue
-			}
-			b.WriteRune(p[rng.IntN(len(p))])
-		}
-		out[i] = b.String()
-	}
-	return out
-}
-
-// exampleTexts reads every file under dir.
-func exampleTexts(tb testing.TB, dir string) []string {
-	tb.Helper()
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		out = append(out, string(b))
-		return err
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if len(out) < 10 {
-		tb.Fatalf("only %d files in %s", len(out), dir)
-	}
-	return out
+	clean := textcorpus.Random(rng, n/2, 160, pools)
+	dropped := append(pools, "\x00\x07\v\f\u0085\u00ad\ufeff\u200b\u200d\ufffd", textcorpus.Invalid)
+	return append(clean, textcorpus.Random(rng, n-n/2, 160, dropped)...)
 }
