@@ -100,6 +100,22 @@ func (pl *planner) completedWeeks() ([]*weekInfo, error) {
 	return out, nil
 }
 
+// startSummary starts the unit id that writes the summary at rel: the
+// summary as it is (nil when there is none), the sources it lists and the
+// unit. A summary that cannot be read fails the unit (ok is false).
+func (pl *planner) startSummary(id, rel string, kind Kind) (doc *layout.Doc, srcs *sourceList, ub *unit, ok bool) {
+	doc, _, err := pl.readSummary(rel)
+	if err != nil {
+		pl.fail(id, err)
+		return nil, nil, nil, false
+	}
+	srcs = &sourceList{}
+	if doc != nil {
+		srcs.refs = readSources(doc)
+	}
+	return doc, srcs, pl.newUnit(id, kind), true
+}
+
 // readSummary reads an existing summary; nil when there is none.
 func (pl *planner) readSummary(rel string) (*layout.Doc, *memFile, error) {
 	mf, err := pl.file(rel)
@@ -115,16 +131,10 @@ func (pl *planner) readSummary(rel string) (*layout.Doc, *memFile, error) {
 // filed, and every daily outside the recent window archived and deleted.
 func (pl *planner) weekly(id string, wi *weekInfo) {
 	rel := layout.WeeklyPath(pl.name, wi.wk)
-	doc, _, err := pl.readSummary(rel)
-	if err != nil {
-		pl.fail(id, err)
+	doc, srcs, ub, ok := pl.startSummary(id, rel, KindWeekly)
+	if !ok {
 		return
 	}
-	srcs := &sourceList{}
-	if doc != nil {
-		srcs.refs = readSources(doc)
-	}
-	ub := pl.newUnit(id, KindWeekly)
 	var todo []Source
 	var facts []dayFile
 	for _, d := range wi.dailies {
@@ -132,6 +142,7 @@ func (pl *planner) weekly(id string, wi *weekInfo) {
 			continue
 		}
 		where := pl.memRel(d.Path)
+		var err error
 		if pl.recent(d.Date) {
 			pl.p.Kept = append(pl.p.Kept, Kept{Path: d.Path, Reason: fmt.Sprintf("in the last %d days, which context injects directly; archived by a later run", pl.o.KeepRecentDays)})
 		} else if where, err = ub.archiveLog(d.Path, d.Body, d.SHA, d.Date.Format("2006-01"), pl.stubOf(d)); err != nil {
@@ -241,16 +252,10 @@ func widen(p string, from, to time.Time) string {
 func (pl *planner) monthly(id, m string, weeks []*weekInfo) {
 	month, _ := time.Parse("2006-01", m)
 	rel := layout.MonthlyPath(pl.name, month)
-	doc, _, err := pl.readSummary(rel)
-	if err != nil {
-		pl.fail(id, err)
+	doc, srcs, ub, ok := pl.startSummary(id, rel, KindMonthly)
+	if !ok {
 		return
 	}
-	srcs := &sourceList{}
-	if doc != nil {
-		srcs.refs = readSources(doc)
-	}
-	ub := pl.newUnit(id, KindMonthly)
 	var inputs []Source
 	var facts []dayFile
 	var from, to time.Time
