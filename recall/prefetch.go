@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 )
 
@@ -43,7 +42,7 @@ type prefetch struct {
 // returns at once; the search waits for the vector when it needs it. A
 // text never searched for costs one embedding.
 func (ix *Index) PrepareQuery(text string, teammates []string) {
-	text = strings.TrimSpace(text)
+	text = queryText(text)
 	if text == "" || ix.opts.Embedder == nil {
 		return
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	bindex "github.com/blevesearch/bleve_index_api"
 )
@@ -66,6 +68,30 @@ func (ix *Index) searchRetrying(ctx context.Context, names []string, q Query, k 
 	}
 }
 
+// MaxQueryBytes is how much of a query's text is searched for: a task
+// handed to tmem context whole (a pasted log, say) is searched by its first
+// 64 KiB, enough for any question and a bound on the work (each word asks
+// the index for its postings, and its pairs and compounds too).
+const MaxQueryBytes = 64 << 10
+
+// queryText is the part of a query's text that is searched for: trimmed,
+// and cut after MaxQueryBytes at the last white space before it (or a
+// character boundary).
+func queryText(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= MaxQueryBytes {
+		return s
+	}
+	n := MaxQueryBytes
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	if i := strings.LastIndexFunc(s[:n], unicode.IsSpace); i > n/2 {
+		n = i
+	}
+	return s[:n]
+}
+
 // searchOnce readies the named scopes, rebuilding them when asked,
 // searches them and releases them.
 func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int, mode string, rebuild bool) ([]Hit, error) {
@@ -75,7 +101,7 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 			s.close()
 		}
 	}()
-	text := strings.TrimSpace(q.Text)
+	text := queryText(q.Text)
 	if text != "" && mode != ModeBM25 && ix.opts.Embedder != nil {
 		ix.prepare(text, names) // embedded while the indexes open
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestSearchFinds(t *testing.T) {
@@ -405,6 +406,34 @@ func TestSuccessorReembedsOnlyWhatDiffers(t *testing.T) {
 			hits := runSearch(t, ix2, Query{Text: "tripwire alarm loading dock", Teammates: []string{"beacon"}, Mode: ModeVector, NoSync: true})
 			if len(hits) == 0 || !strings.HasSuffix(hits[0].Path, "2026-09-15.md") {
 				t.Errorf("vector search after the upgrade: %+v", hits)
+			}
+		})
+	}
+}
+
+func TestQueryTextBounded(t *testing.T) {
+	words := strings.Repeat("carrier lookup ", MaxQueryBytes/10)
+	for _, tt := range []struct {
+		name, in string
+		want     string // a prefix the result must equal, "" for the whole input trimmed
+	}{
+		{"short, trimmed", "  bulk container lookup \n", "bulk container lookup"},
+		{"long, cut at a space", words, ""},
+		{"long, one word of multi-byte characters", strings.Repeat("é", MaxQueryBytes), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := queryText(tt.in)
+			switch {
+			case len(got) > MaxQueryBytes || !utf8.ValidString(got):
+				t.Errorf("queryText gave %d bytes, valid UTF-8 %v", len(got), utf8.ValidString(got))
+			case !strings.HasPrefix(strings.TrimSpace(tt.in), got):
+				t.Errorf("queryText is not a prefix of the trimmed input")
+			case tt.want != "" && got != tt.want:
+				t.Errorf("queryText = %q, want %q", got, tt.want)
+			case len(tt.in) > MaxQueryBytes && len(got) < MaxQueryBytes/2:
+				t.Errorf("queryText kept only %d bytes", len(got))
+			case strings.HasSuffix(tt.name, "at a space") && !strings.HasSuffix(got, "carrier") && !strings.HasSuffix(got, "lookup"):
+				t.Errorf("queryText cut a word: ...%q", got[len(got)-10:])
 			}
 		})
 	}

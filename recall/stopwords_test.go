@@ -2,6 +2,7 @@ package recall
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -73,6 +74,16 @@ func TestCompounds(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a word longer than any compound is not split", func(t *testing.T) {
+		for _, n := range []int{maxCompound + 1, 40_000} {
+			if _, split := a.compounds(strings.Repeat("a", n)); len(split) != 0 {
+				t.Errorf("a word of %d letters split %d ways", n, len(split))
+			}
+		}
+		if _, split := a.compounds(strings.Repeat("a", maxCompound)); len(split) == 0 {
+			t.Errorf("a word of %d letters was not split", maxCompound)
+		}
+	})
 }
 
 // TestCompoundsMeet asks for a compound written one way and finds the

@@ -65,6 +65,9 @@ func (a *analyzerSet) compounds(text string) (joined, split []string) {
 		if t.Start < len(folded) && folded[t.Start] >= 'A' && folded[t.Start] <= 'Z' {
 			continue // a name, not a compound: "Melanie" is no "mel" and "anie"
 		}
+		if len(w) > maxCompound {
+			continue // no compound of two words; splitting costs its length squared
+		}
 		for j := 1; len(w) >= minCompound && j <= len(w)-3; j++ {
 			split = append(split, a.stemOf(w[:j])+"\x1f"+a.stemOf(w[j:]))
 		}
@@ -72,8 +75,12 @@ func (a *analyzerSet) compounds(text string) (joined, split []string) {
 	return joined, split
 }
 
-// minCompound is the shortest word tried as two ("email").
-const minCompound = 5
+// minCompound is the shortest word tried as two ("email"), maxCompound
+// the longest ("counterrevolutionaries" has 22 letters).
+const (
+	minCompound = 5
+	maxCompound = 32
+)
 
 func isLetters(w string) bool {
 	for i := 0; i < len(w); i++ {
