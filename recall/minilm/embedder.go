@@ -266,20 +266,21 @@ func checkModelDir(dir string) error {
 		return err
 	}
 	for _, name := range names {
-		_, err := os.Stat(filepath.Join(dir, name))
+		f, err := openRegular(filepath.Join(dir, name))
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%w: %s not found in %s; run 'tmem model pull'", ErrNoModel, name, dir)
 		}
 		if err != nil {
-			return fmt.Errorf("check model folder: %w", err)
+			return fmt.Errorf("check model folder: %w; 'tmem model pull' installs the model again", err)
 		}
+		f.Close()
 	}
 	return nil
 }
 
 func readConfig(dir string) (modelConfig, error) {
 	var cfg modelConfig
-	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	b, err := readRegular(filepath.Join(dir, "config.json"))
 	if err != nil {
 		return cfg, fmt.Errorf("read model config: %w", err)
 	}
@@ -320,7 +321,7 @@ func identityOf(dir, pipeline string) (string, error) {
 
 // fileSum returns the hex sha256 and size of a file.
 func fileSum(path string) (string, int64, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return "", 0, err
 	}

@@ -84,11 +84,13 @@ func loadORT(lib string) (*onnxrt.Runtime, error) {
 	if lib == "" {
 		return nil, errors.New("no ONNX Runtime library found ($TMEM_ORT_LIB unset, none in the model folder's " + RuntimeDirName + " folder or the system library folders)")
 	}
-	rt, err := onnxrt.Load(lib)
+	// The loader would block on a FIFO as any reader does.
+	f, err := openRegular(lib)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("load onnx runtime: %w", err)
 	}
-	return rt, nil
+	f.Close()
+	return onnxrt.Load(lib)
 }
 
 // modelPath is the fp32 model file in a model folder.

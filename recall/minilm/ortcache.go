@@ -149,7 +149,7 @@ func checkSums(entry string, m manifest) error {
 func readManifest(entry string) (manifest, error) {
 	var m manifest
 	path := filepath.Join(entry, entryManifest)
-	b, err := os.ReadFile(path)
+	b, err := readRegular(path)
 	if err != nil {
 		return m, err
 	}
@@ -266,7 +266,7 @@ func writeManifest(entry string, m manifest) error {
 // sealFile hashes and syncs one file, and returns its sum with the stamp it
 // had throughout.
 func sealFile(path string) (cachedSum, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return cachedSum{}, err
 	}

@@ -349,7 +349,7 @@ func contentRange(v string) (start, total int64) {
 
 // hashExisting feeds an existing partial file to h and returns its length.
 func hashExisting(path string, h hash.Hash) (int64, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
@@ -454,7 +454,7 @@ func (m Manifest) Install(from, dir string) error {
 // copyVerified copies src to dest through a temporary file that is renamed
 // only once its sum is right.
 func copyVerified(src, dest string, f File) error {
-	in, err := os.Open(src)
+	in, err := openRegular(src)
 	if err != nil {
 		return err
 	}

@@ -206,7 +206,7 @@ func installLibrary(archive string, pin RuntimeArchive, libPath string) (Runtime
 
 // readLibrary returns the regular file called name from a .tgz archive.
 func readLibrary(archive, name string) ([]byte, error) {
-	f, err := os.Open(archive)
+	f, err := openRegular(archive)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +241,7 @@ func readLibrary(archive, name string) ([]byte, error) {
 // readRuntimeStamp reads the stamp in a runtime folder.
 func readRuntimeStamp(dir string) (RuntimeStamp, error) {
 	var st RuntimeStamp
-	b, err := os.ReadFile(filepath.Join(dir, runtimeStampFile))
+	b, err := readRegular(filepath.Join(dir, runtimeStampFile))
 	if err != nil {
 		return st, err
 	}

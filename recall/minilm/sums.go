@@ -88,7 +88,7 @@ func rememberSum(dir, name string, fi os.FileInfo, sum string) {
 // empty, which only costs a re-hash.
 func loadSums(dir string) map[string]cachedSum {
 	cache := map[string]cachedSum{}
-	if b, err := os.ReadFile(filepath.Join(dir, sumsFile)); err == nil {
+	if b, err := readRegular(filepath.Join(dir, sumsFile)); err == nil {
 		if json.Unmarshal(b, &cache) != nil {
 			cache = map[string]cachedSum{}
 		}

@@ -2,7 +2,6 @@ package minilm
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -85,7 +84,7 @@ func loadTokenizer(dir string) (*wordpiece.Tokenizer, error) {
 		}
 	}
 	path := filepath.Join(dir, "tokenizer.json")
-	b, err := os.ReadFile(path)
+	b, err := readRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("read tokenizer: %w", err)
 	}

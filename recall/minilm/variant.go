@@ -125,7 +125,7 @@ func (m Manifest) forFolder(dir string) (Manifest, error) {
 // activeModel is the model file to run in dir: the one its variant file
 // names, else model.onnx.
 func activeModel(dir string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(dir, variantFile))
+	b, err := readRegular(filepath.Join(dir, variantFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return fp32Model, nil
 	}
