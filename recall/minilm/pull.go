@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // File is one pinned model file.
@@ -77,6 +78,9 @@ type PullOptions struct {
 	Progress io.Writer
 	// HTTPClient makes the requests; nil means http.DefaultClient.
 	HTTPClient *http.Client
+	// IdleTimeout is how long to wait for the server's next byte; 0 means
+	// DefaultIdleTimeout.
+	IdleTimeout time.Duration
 	// Variant is VariantFP32 (the default) or VariantInt8.
 	Variant string
 	// CPU picks the int8 export; nil means HostCPU().
@@ -112,7 +116,7 @@ func Pull(ctx context.Context, o PullOptions) (err error) {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	client := httpClient(o.HTTPClient)
+	client := newFetcher(o.HTTPClient, o.IdleTimeout)
 	progress := o.Progress
 	if progress == nil {
 		progress = io.Discard
@@ -178,7 +182,7 @@ func removeEmpty(dir, top string) {
 // download fetches url into dest via dest.part, resuming what is there.
 // When f.Size is 0 the length is not pinned: the server's length is taken,
 // and the sha256 alone decides.
-func download(ctx context.Context, client *http.Client, url, dest string, f File, progress io.Writer) error {
+func download(ctx context.Context, client fetcher, url, dest string, f File, progress io.Writer) error {
 	part := dest + ".part"
 	h := sha256.New()
 	have, err := hashExisting(part, h)
@@ -241,10 +245,12 @@ var errRangeRefused = errors.New("range not satisfiable")
 // have (f.Size, else the server's, else -1). A server whose file has another
 // length than the pin is refused before anything is written, and the
 // partial file is deleted.
-func fetch(ctx context.Context, client *http.Client, url, part string, have int64, h hash.Hash, f File, progress io.Writer) (int64, hash.Hash, int64, error) {
-	resp, err := get(ctx, client, url, have)
+func fetch(ctx context.Context, client fetcher, url, part string, have int64, h hash.Hash, f File, progress io.Writer) (int64, hash.Hash, int64, error) {
+	ctx, w, stop := watch(ctx, client.idle)
+	defer stop()
+	resp, err := get(ctx, client.client, url, have)
 	if err != nil {
-		return have, h, -1, err
+		return have, h, -1, stallError(ctx, err, client.idle)
 	}
 	defer resp.Body.Close()
 	flags := os.O_WRONLY | os.O_CREATE
@@ -288,7 +294,8 @@ func fetch(ctx context.Context, client *http.Client, url, part string, have int6
 	}
 	pw := &progressWriter{w: progress, name: f.Name, total: want, done: have}
 	// Never read past the expected size: a longer body is wrong anyway.
-	n, copyErr := io.Copy(io.MultiWriter(out, h, pw), io.LimitReader(resp.Body, limit-have+1))
+	n, copyErr := io.Copy(io.MultiWriter(out, h, pw), io.LimitReader(w.body(resp.Body), limit-have+1))
+	copyErr = stallError(ctx, copyErr, client.idle)
 	have += n
 	if err := out.Close(); err != nil && copyErr == nil {
 		copyErr = err

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tmemhq/tmem/recall/minilm/minilmtest"
 )
@@ -409,4 +410,76 @@ func requireComplete(t *testing.T, m Manifest, dir string) {
 	if !info.Complete {
 		t.Errorf("model folder not complete: %+v", info.Files)
 	}
+}
+
+// TestPullGivesUpOnAStalledServer: a server that never answers, or stops
+// sending halfway, fails the pull after the idle timeout (not never), and
+// what arrived stays for the next pull to resume.
+func TestPullGivesUpOnAStalledServer(t *testing.T) {
+	m := testManifest(testFiles())
+	tests := []struct {
+		name     string
+		sent     int // bytes of config.json sent before the stall; -1: no answer at all
+		wantPart int64
+	}{
+		{"no answer", -1, -1},
+		{"a few bytes of the body, then nothing", 3, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			release := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tt.sent >= 0 {
+					w.Header().Set("Content-Length", strconv.FormatInt(m.Files[0].Size, 10))
+					w.Write(testFiles()["config.json"][:tt.sent])
+					w.(http.Flusher).Flush()
+				}
+				select {
+				case <-release:
+				case <-r.Context().Done():
+				}
+			}))
+			defer srv.Close()
+			defer close(release)
+			dir := t.TempDir()
+			err := Pull(context.Background(), PullOptions{BaseURL: srv.URL, Dir: dir, Manifest: &m, HTTPClient: srv.Client(), IdleTimeout: 200 * time.Millisecond})
+			if !errors.Is(err, ErrDownload) || !strings.Contains(err.Error(), "the server sent nothing for 200ms") {
+				t.Fatalf("Pull: %v, want a stall error", err)
+			}
+			fi, err := os.Stat(filepath.Join(dir, "config.json.part"))
+			switch {
+			case tt.wantPart < 0 && err == nil:
+				t.Errorf("a partial file was left with nothing in it")
+			case tt.wantPart >= 0 && (err != nil || fi.Size() != tt.wantPart):
+				t.Errorf("partial file: %v, want %d bytes kept for the resume", err, tt.wantPart)
+			}
+		})
+	}
+}
+
+// TestPullWaitsForASlowServer: a server that keeps sending, however
+// slowly, is never cut off by the idle timeout.
+func TestPullWaitsForASlowServer(t *testing.T) {
+	files := testFiles()
+	files["model.onnx"] = []byte("small")
+	m := testManifest(files)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b := files["config.json"]
+		if strings.HasSuffix(r.URL.Path, "model.onnx") {
+			b = files["model.onnx"]
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+		for i := range b {
+			w.Write(b[i : i+1])
+			w.(http.Flusher).Flush()
+			time.Sleep(40 * time.Millisecond)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	// config.json takes about 0.7 s in all, over three times the timeout.
+	if err := Pull(context.Background(), PullOptions{BaseURL: srv.URL, Dir: dir, Manifest: &m, HTTPClient: srv.Client(), IdleTimeout: 200 * time.Millisecond}); err != nil {
+		t.Fatalf("Pull from a slow, steady server: %v", err)
+	}
+	requireComplete(t, m, dir)
 }

@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/recall/minilm/internal/onnxrt"
@@ -80,6 +81,9 @@ type RuntimePullOptions struct {
 	Progress io.Writer
 	// HTTPClient makes the requests; nil means http.DefaultClient.
 	HTTPClient *http.Client
+	// IdleTimeout is how long to wait for the server's next byte; 0 means
+	// DefaultIdleTimeout.
+	IdleTimeout time.Duration
 }
 
 // RuntimeStamp describes an installed runtime library.
@@ -125,7 +129,7 @@ func PullRuntime(ctx context.Context, o RuntimePullOptions) (st RuntimeStamp, er
 	archive := filepath.Join(dir, pin.Name)
 	f := File{Name: pin.Name, Path: pin.Name, SHA256: pin.SHA256}
 	if verifyFile(archive, f) != nil {
-		if err := download(ctx, httpClient(o.HTTPClient), runtimeURL(o.BaseURL, pin), archive, f, progress); err != nil {
+		if err := download(ctx, newFetcher(o.HTTPClient, o.IdleTimeout), runtimeURL(o.BaseURL, pin), archive, f, progress); err != nil {
 			return st, fmt.Errorf("pull onnx runtime %s: %w", pin.Name, err)
 		}
 	}
@@ -166,13 +170,6 @@ func runtimeURL(base string, pin RuntimeArchive) string {
 		base = DefaultRuntimeBaseURL
 	}
 	return base + "/v" + pin.Version + "/" + pin.Name
-}
-
-func httpClient(c *http.Client) *http.Client {
-	if c == nil {
-		return http.DefaultClient
-	}
-	return c
 }
 
 // installLibrary takes the library out of a verified archive, writes it to
