@@ -2,10 +2,14 @@ package recall
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/tmemhq/tmem/recall/hashembed"
 )
@@ -76,5 +80,32 @@ func TestConcurrentSearches(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLockWaitIsBounded: an index another process holds (a stopped tmem
+// index, say) makes a search wait, say so, and give up with ErrLocked
+// after the lock timeout; once the holder lets go, searches work again.
+func TestLockWaitIsBounded(t *testing.T) {
+	ws := syncedWorkspace(t, false)
+	holder := flock.New(ws.Abs(".tmp/locks/index-beacon.lock"))
+	if err := holder.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	ix, warn := openIndex(t, ws, Options{LockTimeout: 300 * time.Millisecond})
+	for _, noSync := range []bool{false, true} {
+		_, err := ix.Search(context.Background(), Query{Text: "bulk container lookup", Teammates: []string{"beacon"}, NoSync: noSync})
+		if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "lock index of beacon") {
+			t.Errorf("search (no sync %v) of a held index: %v, want ErrLocked", noSync, err)
+		}
+	}
+	if !strings.Contains(warn.String(), "waiting for the index of beacon") {
+		t.Errorf("no notice of the wait: %q", warn.String())
+	}
+	if err := holder.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if hits := runSearch(t, ix, Query{Text: "bulk container lookup", Teammates: []string{"beacon"}}); len(hits) == 0 {
+		t.Error("no hits once the lock was let go")
 	}
 }

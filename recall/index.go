@@ -79,7 +79,21 @@ type Options struct {
 	// SyncLeavesBacklog keeps syncs from working through the backlog,
 	// for a process that runs EmbedBacklog beside its searches.
 	SyncLeavesBacklog bool
+	// LockTimeout bounds the wait for an index another process is
+	// writing (or reading, when this one must write); 0 means
+	// DefaultLockTimeout. After a second of waiting, Warn hears of it.
+	LockTimeout time.Duration
 }
+
+// DefaultLockTimeout is how long a search or sync waits for an index that
+// another tmem process holds before it fails with ErrLocked: longer than a
+// rebuild of a large teammate's BM25 index takes, short enough that a
+// stopped or hung process does not hold every agent's next task for ever.
+const DefaultLockTimeout = time.Minute
+
+// ErrLocked is wrapped by the error of a search or sync that gave up
+// waiting for an index another tmem process holds.
+var ErrLocked = errors.New("another tmem process holds the index")
 
 // DefaultSyncEmbed is the SyncEmbed tmem runs with: a sync embeds at
 // most this many chunks before it answers. It covers an ordinary change
@@ -437,16 +451,7 @@ func (ix *Index) lockScope(ctx context.Context, name string, write bool) (*scope
 	if err != nil {
 		return nil, err
 	}
-	var ok bool
-	if write {
-		ok, err = fl.TryLockContext(ctx, 10*time.Millisecond)
-	} else {
-		ok, err = fl.TryRLockContext(ctx, 10*time.Millisecond)
-	}
-	if err == nil && !ok {
-		err = ctx.Err()
-	}
-	if err != nil {
+	if err := ix.waitLock(ctx, fl, name, write); err != nil {
 		return nil, fmt.Errorf("lock index of %s: %w", scopeLabel(name), err)
 	}
 	dir, err := ix.scopeDir(name)
@@ -458,6 +463,39 @@ func (ix *Index) lockScope(ctx context.Context, name string, write bool) (*scope
 		ix.readers.drop(dir) // its files may be replaced from now on
 	}
 	return &scope{name: name, dir: dir, fl: fl}, nil
+}
+
+// waitLock takes a scope's lock, shared or for writing, waiting at most
+// the lock timeout for another process to let go of it, and saying so
+// after a second.
+func (ix *Index) waitLock(ctx context.Context, fl *flock.Flock, name string, write bool) error {
+	try, wait := fl.TryRLock, fl.TryRLockContext
+	if write {
+		try, wait = fl.TryLock, fl.TryLockContext
+	}
+	if ok, err := try(); ok || err != nil {
+		return err
+	}
+	timeout := ix.opts.LockTimeout
+	if timeout <= 0 {
+		timeout = DefaultLockTimeout
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	notice := time.AfterFunc(min(time.Second, timeout/2), func() {
+		ix.warnf("recall: waiting for the index of %s, which another tmem process holds (at most %s)", scopeLabel(name), timeout)
+	})
+	defer notice.Stop()
+	ok, err := wait(tctx, 10*time.Millisecond)
+	switch {
+	case ok:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err == nil || errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%w: gave up after %s (a stopped or hung tmem index, compact or serve?)", ErrLocked, timeout)
+	}
+	return err
 }
 
 // scopeRel is a scope's index folder, workspace-relative.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/recall"
 )
 
 // factory carries the global flags and IO streams to every command, and
@@ -190,7 +191,7 @@ func (f *factory) exitCode(err error) int {
 	case errors.Is(err, layout.ErrNoWorkspace):
 		fmt.Fprintf(f.stderr, "hint: run 'tmem init' to create one, or pass --dir PATH\n")
 		return exitNoWorkspace
-	case errors.Is(err, errLocked):
+	case errors.Is(err, errLocked), errors.Is(err, recall.ErrLocked):
 		return exitLocked
 	case errors.As(err, &ut) && ut.Why != nil:
 		return exitFailure
