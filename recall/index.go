@@ -624,7 +624,8 @@ func (ix *Index) scopeFiles(name string) ([]*candidate, error) {
 		dir := name + "/" + sub
 		ents, err := ix.ws.ReadDir(dir)
 		if errors.Is(err, layout.ErrOutside) {
-			continue // a memory folder that links outside: doctor reports it
+			ix.warnf("recall: not indexed: %v", err)
+			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("list %s: %w", dir, err)
@@ -670,7 +671,14 @@ func (ix *Index) statFiles(files []layout.File) []*candidate {
 	var out []*candidate
 	for _, f := range files {
 		fi, err := ix.ws.Stat(f.Path)
-		if err != nil || !fi.Mode().IsRegular() {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue // not written yet: a normal state
+		case err != nil:
+			ix.warnf("recall: not indexed: %v", err)
+			continue
+		case !fi.Mode().IsRegular():
+			ix.warnf("recall: not indexed: %s: %v", f.Path, layout.ErrNotRegular)
 			continue
 		}
 		f.Size, f.ModTime = fi.Size(), fi.ModTime()

@@ -1,0 +1,55 @@
+//go:build unix
+
+package recall
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestUnusableFilesAreNamed: a CROSS-TEAM.md or WISDOM.md that is a link
+// leading outside or a named pipe, and a memory folder linked outside, are
+// left out of the index with a notice naming them; the rest is indexed.
+func TestUnusableFilesAreNamed(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "notes.md"), []byte("# Cross-team notes\n\n## Secret\n\noutside text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	replace := func(rel string, make func(path string) error) {
+		t.Helper()
+		if err := os.RemoveAll(ws.Abs(rel)); err != nil {
+			t.Fatal(err)
+		}
+		if err := make(ws.Abs(rel)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replace("CROSS-TEAM.md", func(p string) error { return os.Symlink(filepath.Join(outside, "notes.md"), p) })
+	replace("beacon/WISDOM.md", func(p string) error { return syscall.Mkfifo(p, 0o644) })
+	replace("beacon/memory/weekly", func(p string) error { return os.Symlink(outside, p) })
+	ix, warn := openIndex(t, ws, Options{})
+	st, err := ix.Sync(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Files == 0 {
+		t.Errorf("nothing indexed: %+v", st)
+	}
+	for _, want := range []string{
+		"not indexed: CROSS-TEAM.md: leads outside the workspace",
+		"not indexed: beacon/WISDOM.md: not a regular file",
+		"not indexed: beacon/memory/weekly: leads outside the workspace",
+	} {
+		if !strings.Contains(warn.String(), want) {
+			t.Errorf("no notice %q in:\n%s", want, warn.String())
+		}
+	}
+	if hits := runSearch(t, ix, Query{Text: "outside text", NoSync: true}); len(hits) != 0 {
+		t.Errorf("text from outside the workspace was indexed: %+v", hits)
+	}
+}
