@@ -118,15 +118,19 @@ func (f *factory) infof(format string, args ...interface{}) {
 	}
 }
 
-// readArg returns the text argument, reading stdin when it is "-".
+// readArg returns the text argument, reading stdin when it is "-": at
+// most layout.MaxFileSize bytes, as no memory file holds more.
 func (f *factory) readArg(args []string) (string, error) {
 	if len(args) == 0 {
 		return "", nil
 	}
 	if len(args) == 1 && args[0] == "-" {
-		b, err := io.ReadAll(f.stdin)
+		b, err := io.ReadAll(io.LimitReader(f.stdin, layout.MaxFileSize+1))
 		if err != nil {
 			return "", fmt.Errorf("read stdin: %w", err)
+		}
+		if len(b) > layout.MaxFileSize {
+			return "", fmt.Errorf("stdin holds over %d MiB, the limit for memory files: give less text", layout.MaxFileSize>>20)
 		}
 		return string(b), nil
 	}
