@@ -232,6 +232,8 @@ func testServeBadInput(t *testing.T, start startServe) {
 		{"bad date", "memory_search", map[string]any{"query": "x", "since": "last week"}, "YYYY-MM-DD"},
 		{"missing required", "memory_context", map[string]any{"teammate": "beacon"}, "task"},
 		{"no teammate unbound", "memory_log", map[string]any{"text": "x"}, "teammate is required"},
+		{"nothing to log", "memory_log", map[string]any{"teammate": "beacon", "text": " "}, "nothing to log: give a heading or some text"},
+		{"no words for a heading", "memory_log", map[string]any{"teammate": "beacon", "text": "---\nname: x\n---"}, `the text's first line is the heading, and "---" has no words`},
 		{"path outside", "memory_get", map[string]any{"path": "../../etc/passwd.md"}, "inside"},
 		{"absolute path", "memory_get", map[string]any{"path": "/etc/passwd"}, "relative"},
 		{"index file", "memory_get", map[string]any{"path": "beacon/.index/manifest.md"}, "dot-folders"},
