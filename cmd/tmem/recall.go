@@ -54,6 +54,9 @@ always included.`,
 			if opts.k <= 0 {
 				return usageErrorf("-k %d: want a positive number of hits", opts.k)
 			}
+			if opts.recencyDepth < 0 {
+				return usageErrorf("--recency-depth %d: want 0 (none) or more", opts.recencyDepth)
+			}
 			text, err := f.readArg(args)
 			if err != nil {
 				return err

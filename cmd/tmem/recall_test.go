@@ -34,6 +34,7 @@ func TestRecallCommand(t *testing.T) {
 		{name: "boost", args: []string{"recall", "--teammate", "beacon", "--boost", "daily=2,typed=1", "bulk lookup"}, wantOut: "beacon/memory/"},
 		{name: "bad boost kind", args: []string{"recall", "--teammate", "beacon", "--boost", "soul=2", "bulk"}, wantCode: 2, wantErr: "--boost soul"},
 		{name: "bad boost value", args: []string{"recall", "--teammate", "beacon", "--boost", "daily=x", "bulk"}, wantCode: 2, wantErr: "want a positive number"},
+		{name: "negative recency depth", args: []string{"recall", "--teammate", "beacon", "--recency-depth", "-5", "bulk"}, wantCode: 2, wantErr: "--recency-depth -5: want 0 (none) or more"},
 		{name: "NaN boost", args: []string{"recall", "--teammate", "beacon", "--boost", "typed=NaN", "bulk"}, wantCode: 2, wantErr: "--boost typed=NaN: want a positive number up to 1000"},
 		{name: "infinite boost", args: []string{"recall", "--teammate", "beacon", "--boost", "typed=+Inf", "bulk"}, wantCode: 2, wantErr: "--boost typed=+Inf: want a positive number"},
 		{name: "huge boost", args: []string{"recall", "--teammate", "beacon", "--boost", "typed=1e300", "bulk"}, wantCode: 2, wantErr: "--boost typed=1e300: want a positive number"},
