@@ -147,8 +147,13 @@ func (c *lineConn) decode(l inputLine) jsonrpc.Message {
 		c.writeError(jsonrpc.CodeParseError, fmt.Sprintf("parse error: the line is not JSON: %v", err))
 		return nil
 	}
-	if l.text[0] == '[' {
+	switch l.text[0] {
+	case '[':
 		c.writeError(jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not supported: send one message per line")
+		return nil
+	case '{':
+	default:
+		c.writeError(jsonrpc.CodeInvalidRequest, "invalid request: a JSON-RPC message is a JSON object, one per line")
 		return nil
 	}
 	msg, err := jsonrpc.DecodeMessage(l.text)
@@ -162,27 +167,15 @@ func (c *lineConn) decode(l inputLine) jsonrpc.Message {
 	return msg
 }
 
-// track notes a request that needs an answer; a cancelled request may go
-// unanswered, so the end of input does not wait for it.
+// track notes a request that needs an answer. The SDK answers every
+// request it reads, a cancelled one too (with an error).
 func (c *lineConn) track(req *jsonrpc.Request) {
-	if req.ID.IsValid() {
-		c.mu.Lock()
-		c.pending[req.ID] = struct{}{}
-		c.mu.Unlock()
+	if !req.ID.IsValid() {
 		return
 	}
-	if req.Method != "notifications/cancelled" {
-		return
-	}
-	var p struct {
-		RequestID any `json:"requestId"`
-	}
-	if json.Unmarshal(req.Params, &p) != nil {
-		return
-	}
-	if id, err := jsonrpc.MakeID(p.RequestID); err == nil {
-		c.answered(id)
-	}
+	c.mu.Lock()
+	c.pending[req.ID] = struct{}{}
+	c.mu.Unlock()
 }
 
 func (c *lineConn) answered(id jsonrpc.ID) {
