@@ -281,8 +281,13 @@ func (b *builder) readDoc(rel string) (doc *layout.Doc, why string, err error) {
 			return nil, "", err
 		}
 		b.warn(layout.ReadError(rel, err).Error() + "; left out of the stack")
-		if errors.Is(err, layout.ErrTooLarge) {
+		switch {
+		case errors.Is(err, layout.ErrTooLarge):
 			return nil, "it is over the size limit", nil
+		case errors.Is(err, layout.ErrNotRegular):
+			return nil, "it is not a regular file", nil
+		case errors.Is(err, layout.ErrOutside):
+			return nil, "it leads outside the workspace", nil
 		}
 		return nil, "it cannot be read", nil
 	}

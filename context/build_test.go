@@ -603,6 +603,8 @@ func TestBuildOmissions(t *testing.T) {
 		name     string
 		files    map[string]string
 		dirs     []string // folders where a file is expected: reading them fails
+		fifos    []string // named pipes where a file is expected
+		outside  []string // links to a file outside the workspace
 		recaller Recaller
 		wantText []string
 		notText  []string
@@ -651,8 +653,32 @@ func TestBuildOmissions(t *testing.T) {
 			name:     "a file that cannot be read",
 			files:    map[string]string{"solo/SOUL.md": soul},
 			dirs:     []string{"solo/GOALS.md"},
-			wantText: []string{"_`.teammates/solo/GOALS.md` was left out: it cannot be read (see `tmem doctor`)._", "### Identity\n\nTests things."},
+			wantText: []string{"_`.teammates/solo/GOALS.md` was left out: it is not a regular file (see `tmem doctor`)._", "### Identity\n\nTests things."},
 			wantWarn: []string{"solo/GOALS.md: not a regular file (a folder): tmem reads only regular files; left out of the stack"},
+		},
+		{
+			name:     "today's log that is a folder is not reported as missing",
+			files:    map[string]string{"solo/SOUL.md": soul, "solo/memory/2026-11-18.md": good},
+			dirs:     []string{"solo/memory/2026-11-20.md"},
+			wantText: []string{"_Today's log `.teammates/solo/memory/2026-11-20.md` was left out: it is not a regular file (see `tmem doctor`)._", "### Good\n\nfine"},
+			notText:  []string{"No log for today yet"},
+			wantWarn: []string{"solo/memory/2026-11-20.md: not a regular file (a folder): tmem reads only regular files; left out of the stack"},
+		},
+		{
+			name:     "today's log that is a named pipe is not reported as missing",
+			files:    map[string]string{"solo/SOUL.md": soul, "solo/memory/2026-11-18.md": good},
+			fifos:    []string{"solo/memory/2026-11-20.md"},
+			wantText: []string{"_Today's log `.teammates/solo/memory/2026-11-20.md` was left out: it is not a regular file (see `tmem doctor`)._", "### Good\n\nfine"},
+			notText:  []string{"No log for today yet"},
+			wantWarn: []string{"solo/memory/2026-11-20.md: not a regular file (a named pipe (FIFO)): tmem reads only regular files; left out of the stack"},
+		},
+		{
+			name:     "today's log that leads outside is not reported as missing",
+			files:    map[string]string{"solo/SOUL.md": soul, "solo/memory/2026-11-18.md": good},
+			outside:  []string{"solo/memory/2026-11-20.md"},
+			wantText: []string{"_Today's log `.teammates/solo/memory/2026-11-20.md` was left out: it leads outside the workspace (see `tmem doctor`)._", "### Good\n\nfine"},
+			notText:  []string{"No log for today yet", "secret outside"},
+			wantWarn: []string{"solo/memory/2026-11-20.md: leads outside the workspace through a symlink, which tmem never follows; left out of the stack"},
 		},
 		{
 			name:     "a template override that cannot be read",
@@ -683,6 +709,7 @@ func TestBuildOmissions(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			makeHostile(t, ws, tt.fifos, tt.outside)
 			var warned []string
 			opts := Options{Teammate: "solo", Now: fixedClock(exampleNow), Location: time.UTC, Tokenizer: mustTokenizer(t, Chars4),
 				Recaller: tt.recaller, Warn: func(m string) { warned = append(warned, m) }}

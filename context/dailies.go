@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/tmemhq/tmem/layout"
 )
@@ -29,21 +30,40 @@ const dailiesHeading = "Recent daily logs"
 func (b *builder) loadDailies() []dayLog {
 	today := layout.Day(b.now)
 	var out []dayLog
+	seenToday := false
 	for _, f := range b.files {
 		if f.Kind != layout.KindDaily || f.NameErr != "" || !layout.InRecentWindow(f.Date, b.now, layout.RecentDays) {
 			continue
 		}
-		d, why, err := b.readDoc(f.Path)
-		if d == nil {
-			if err == nil && f.Date.Equal(today) {
-				b.todayLeftOut = why
-			}
-			continue
+		seenToday = seenToday || f.Date.Equal(today)
+		if l, ok := b.loadDaily(f, today); ok {
+			out = append(out, l)
 		}
-		out = append(out, b.dayLog(f, d, f.Date.Equal(today)))
+	}
+	if !seenToday {
+		// The listing leaves out what is no regular file (a named pipe, a
+		// folder, a link leading outside): asking for today's log by name
+		// tells such a file from none.
+		f := layout.File{Path: layout.DailyPath(b.mate.Name, today), Kind: layout.KindDaily, Date: today}
+		if l, ok := b.loadDaily(f, today); ok {
+			out = append(out, l)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].date > out[j].date })
 	return out
+}
+
+// loadDaily reads one daily log; ok is false when it is missing or left
+// out, and b.todayLeftOut says why for today's.
+func (b *builder) loadDaily(f layout.File, today time.Time) (l dayLog, ok bool) {
+	d, why, err := b.readDoc(f.Path)
+	if d == nil {
+		if err == nil && f.Date.Equal(today) {
+			b.todayLeftOut = why
+		}
+		return dayLog{}, false
+	}
+	return b.dayLog(f, d, f.Date.Equal(today)), true
 }
 
 func (b *builder) dayLog(f layout.File, d *layout.Doc, today bool) dayLog {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +19,39 @@ func newBenchCmd(f *factory) *cobra.Command {
 	}
 	cmd.AddCommand(newBenchGenCmd(f))
 	return cmd
+}
+
+// Bounds of tmem bench gen: 25 teammates over 6 years make 100,000
+// chunks, so these leave room and still stop a typo from filling a disk.
+const (
+	maxBenchTeammates = 1000
+	maxBenchYears     = 100
+)
+
+// checkBenchGen checks the flags of tmem bench gen and sets opts.End from
+// end; the history must start in year 1 or later.
+func checkBenchGen(opts *benchgen.Options, end string) error {
+	if opts.Teammates < 1 || opts.Teammates > maxBenchTeammates {
+		return usageErrorf("--teammates %d: want 1 to %d", opts.Teammates, maxBenchTeammates)
+	}
+	if opts.Years < 1 || opts.Years > maxBenchYears {
+		return usageErrorf("--years %d: want 1 to %d", opts.Years, maxBenchYears)
+	}
+	if math.IsNaN(opts.Compacted) || math.IsInf(opts.Compacted, 0) || opts.Compacted > 1 {
+		return usageErrorf("--compacted %g: want a share from 0 to 1, or a negative number for none", opts.Compacted)
+	}
+	if end == "" {
+		return nil
+	}
+	t, err := parseTime("--end", end)
+	if err != nil {
+		return err
+	}
+	if t.AddDate(-opts.Years, 0, 1).Year() < 1 {
+		return usageErrorf("--end %s --years %d: the history would start before year 1", end, opts.Years)
+	}
+	opts.End = t
+	return nil
 }
 
 func newBenchGenCmd(f *factory) *cobra.Command {
@@ -36,15 +70,8 @@ holds a .teammates folder is refused unless --force.`,
   tmem --dir /tmp/bench index`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Teammates <= 0 || opts.Years <= 0 {
-				return usageErrorf("--teammates and --years must be positive")
-			}
-			if end != "" {
-				t, err := parseNow(end)
-				if err != nil {
-					return err
-				}
-				opts.End = t
+			if err := checkBenchGen(&opts, end); err != nil {
+				return err
 			}
 			st, err := benchgen.Generate(args[0], opts)
 			if errors.Is(err, layout.ErrExists) {

@@ -71,18 +71,27 @@ func (f *factory) Now() (time.Time, error) {
 	if s == "" {
 		return time.Now(), nil
 	}
-	return parseNow(s)
+	return parseTime("--now", s)
 }
 
-func parseNow(s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
+// parseTime reads flag's value, a time in RFC 3339 or a date (read as
+// its midday), in the years 1 to 9999 that file names can carry.
+func parseTime(flag, s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		d, derr := time.ParseInLocation(layout.DateLayout, s, time.Local)
+		if derr != nil {
+			return time.Time{}, usageErrorf("%s %q: want RFC 3339 (2026-03-14T09:30:00Z) or YYYY-MM-DD", flag, s)
+		}
+		t = d.Add(12 * time.Hour) // midday: the date stays put in any nearby zone
 	}
-	if t, err := time.ParseInLocation(layout.DateLayout, s, time.Local); err == nil {
-		return t.Add(12 * time.Hour), nil // midday: the date stays put in any nearby zone
+	if !inYearRange(t) || !inYearRange(t.UTC()) || !inYearRange(t.Local()) {
+		return time.Time{}, usageErrorf("%s %q: want a time in the years 1 to 9999", flag, s)
 	}
-	return time.Time{}, usageErrorf("--now %q: want RFC 3339 (2026-03-14T09:30:00Z) or YYYY-MM-DD", s)
+	return t, nil
 }
+
+func inYearRange(t time.Time) bool { return t.Year() >= 1 && t.Year() <= 9999 }
 
 // Clock returns a clock for library options: fixed under --now.
 func (f *factory) Clock() (func() time.Time, error) {
@@ -119,15 +128,19 @@ func (f *factory) infof(format string, args ...interface{}) {
 	}
 }
 
-// readArg returns the text argument, reading stdin when it is "-".
+// readArg returns the text argument, reading stdin when it is "-": at
+// most layout.MaxFileSize bytes, as no memory file holds more.
 func (f *factory) readArg(args []string) (string, error) {
 	if len(args) == 0 {
 		return "", nil
 	}
 	if len(args) == 1 && args[0] == "-" {
-		b, err := io.ReadAll(f.stdin)
+		b, err := io.ReadAll(io.LimitReader(f.stdin, layout.MaxFileSize+1))
 		if err != nil {
 			return "", fmt.Errorf("read stdin: %w", err)
+		}
+		if len(b) > layout.MaxFileSize {
+			return "", fmt.Errorf("stdin holds over %d MiB, the limit for memory files: give less text", layout.MaxFileSize>>20)
 		}
 		return string(b), nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/layout/merge"
+	"github.com/tmemhq/tmem/templates"
 )
 
 type initOptions struct {
@@ -64,6 +65,9 @@ conflicts (see 'tmem merge-driver --help').`,
 					fmt.Fprintf(f.stdout, "created %s\n", p)
 				}
 			}
+			if err := checkInit(f, res.Root, specs); err != nil {
+				return err
+			}
 			if len(res.Created) == 0 {
 				f.infof("nothing to do: %s is complete", res.Root)
 			}
@@ -73,6 +77,54 @@ conflicts (see 'tmem merge-driver --help').`,
 	cmd.Flags().StringArrayVar(&opts.teammates, "teammate", nil, "add a teammate NAME or NAME:ROLE (repeatable)")
 	cmd.Flags().BoolVar(&opts.git, "git", false, "set up the merge driver in the local config of the git repository holding the workspace")
 	return cmd
+}
+
+// checkInit reads back what init leaves in place: a file that was already
+// there (a named pipe, a folder, a link leading outside, an unreadable
+// file) is not created over, so the workspace or the teammate would not
+// work. Each such file is named on stderr with why, and init fails.
+func checkInit(f *factory, root string, specs []layout.TeammateSpec) error {
+	ws, err := layout.Open(root)
+	if err != nil {
+		return err
+	}
+	rels := []string{templates.CrossTeam}
+	for _, m := range specs {
+		for _, t := range []string{templates.Soul, templates.Goals, templates.Wisdom} {
+			rels = append(rels, m.Name+"/"+t)
+		}
+	}
+	var bad int
+	for _, rel := range rels {
+		if _, err := ws.ReadFile(rel, 0); err != nil {
+			fmt.Fprintf(f.stderr, "tmem: init: %v\n", err)
+			bad++
+		}
+	}
+	for _, m := range specs {
+		if err := memoryDir(ws, m.Name); err != nil {
+			fmt.Fprintf(f.stderr, "tmem: init: %v\n", err)
+			bad++
+		}
+	}
+	if bad > 0 {
+		return fmt.Errorf("init: %d of the paths it needs cannot be used (see above): move them away and run tmem init again", bad)
+	}
+	return nil
+}
+
+// memoryDir checks that a teammate's memory folder is a folder inside the
+// workspace.
+func memoryDir(ws *layout.Workspace, name string) error {
+	rel := name + "/memory"
+	st, err := ws.Stat(rel)
+	if err != nil {
+		return layout.ReadError(rel, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s: not a folder", rel)
+	}
+	return nil
 }
 
 // setupGit registers the merge driver for the workspace at root.

@@ -1,10 +1,9 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
 
+	"github.com/tmemhq/tmem/cmd/internal/serve"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -38,12 +37,9 @@ token, a password) is refused unless --allow-secret.`,
 			if err != nil {
 				return err
 			}
-			heading := opts.heading
-			if heading == "" {
-				heading, text = layout.SplitHeading(text)
-			}
-			if strings.TrimSpace(heading) == "" {
-				return usageErrorf("nothing to log: give --heading or some text")
+			heading, text, err := serve.SplitEntry(opts.heading, text, "--heading")
+			if err != nil {
+				return usageError{err}
 			}
 			ws, err := f.workspaceFor(opts.teammate)
 			if err != nil {

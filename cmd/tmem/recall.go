@@ -54,6 +54,9 @@ always included.`,
 			if opts.k <= 0 {
 				return usageErrorf("-k %d: want a positive number of hits", opts.k)
 			}
+			if opts.recencyDepth < 0 {
+				return usageErrorf("--recency-depth %d: want 0 (none) or more", opts.recencyDepth)
+			}
 			text, err := f.readArg(args)
 			if err != nil {
 				return err
@@ -114,6 +117,10 @@ always included.`,
 	return cmd
 }
 
+// maxBoost bounds a --boost multiplier: the defaults are near 1, and a
+// huge one would overflow scores to infinity.
+const maxBoost = 1000
+
 // rankingFlag turns --boost KIND=X pairs into a ranking over the
 // defaults; nil when none are given.
 func rankingFlag(boost map[string]string) (*recall.Ranking, error) {
@@ -130,8 +137,8 @@ func rankingFlag(boost map[string]string) (*recall.Ranking, error) {
 			return nil, usageErrorf("--boost %s: want one of %s", k, boostKinds())
 		}
 		x, err := strconv.ParseFloat(v, 64)
-		if err != nil || x <= 0 {
-			return nil, usageErrorf("--boost %s=%s: want a positive number", k, v)
+		if err != nil || !(x > 0 && x <= maxBoost) { // NaN fails both
+			return nil, usageErrorf("--boost %s=%s: want a positive number up to %d", k, v, maxBoost)
 		}
 		r.KindBoost[k] = x
 	}

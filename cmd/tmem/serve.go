@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -46,8 +45,9 @@ set, every request must carry "Authorization: Bearer $TMEM_TOKEN". Requests
 with a foreign Host or Origin are refused.
 
 File changes made by anyone (an editor, git pull, tmem log, compaction) are
-seen on the next call. SIGTERM, SIGINT or the end of stdin finish the writes
-under way and exit 0.`,
+seen on the next call. At the end of stdin every request read is answered
+before tmem exits 0; SIGTERM or SIGINT finish the writes under way and exit 0.
+A line on stdin that is not a JSON-RPC message is answered with an error.`,
 		Example: `  tmem serve --teammate beacon
   tmem serve --http 127.0.0.1:8765
   TMEM_TOKEN=$(openssl rand -hex 32) tmem serve --http 0.0.0.0:8765 --allow-remote`,
@@ -112,7 +112,7 @@ func (f *factory) serve(ctx context.Context, opts *serveOptions) error {
 	svc.EmbedInBackground()
 	svc.Warm(ctx)
 	if opts.http == "" {
-		return svc.ServeStdio(ctx, io.NopCloser(f.stdin), f.stdout)
+		return svc.ServeStdio(ctx, f.stdin, f.stdout)
 	}
 	return f.serveHTTP(ctx, svc, opts)
 }

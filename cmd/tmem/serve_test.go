@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -231,6 +232,8 @@ func testServeBadInput(t *testing.T, start startServe) {
 		{"bad date", "memory_search", map[string]any{"query": "x", "since": "last week"}, "YYYY-MM-DD"},
 		{"missing required", "memory_context", map[string]any{"teammate": "beacon"}, "task"},
 		{"no teammate unbound", "memory_log", map[string]any{"text": "x"}, "teammate is required"},
+		{"nothing to log", "memory_log", map[string]any{"teammate": "beacon", "text": " "}, "nothing to log: give a heading or some text"},
+		{"no words for a heading", "memory_log", map[string]any{"teammate": "beacon", "text": "---\nname: x\n---"}, `the text's first line is the heading, and "---" has no words`},
 		{"path outside", "memory_get", map[string]any{"path": "../../etc/passwd.md"}, "inside"},
 		{"absolute path", "memory_get", map[string]any{"path": "/etc/passwd"}, "relative"},
 		{"index file", "memory_get", map[string]any{"path": "beacon/.index/manifest.md"}, "dot-folders"},
@@ -244,6 +247,9 @@ func testServeBadInput(t *testing.T, start startServe) {
 		{"exists", "memory_remember", map[string]any{"teammate": "beacon", "type": "project", "topic": "bulk lookup", "name": "n", "body": "b"}, "exist"},
 		{"secret", "memory_log", map[string]any{"teammate": "beacon", "heading": "h", "text": "db: postgres://app:s3cr3t-Q8vLm2ZrT4bW7nKx9@db:5432/app"}, "secret"},
 		{"tiny budget", "memory_context", map[string]any{"teammate": "beacon", "task": "t", "budget": 10}, "at least"},
+		{"budget past int", "memory_context", map[string]any{"teammate": "beacon", "task": "t", "budget": int64(math.MaxInt64)}, "/properties/budget: maximum: "},
+		{"max_lines past int", "memory_get", map[string]any{"path": "beacon/SOUL.md", "max_lines": 1e300}, "/properties/max_lines: maximum: "},
+		{"from_line past int", "memory_get", map[string]any{"path": "beacon/SOUL.md", "from_line": uint64(math.MaxUint64)}, "/properties/from_line: maximum: "},
 		{"bad tokenizer", "memory_context", map[string]any{"teammate": "beacon", "task": "t", "tokenizer": "words"}, "tokenizer"},
 		{"bad list kind", "memory_list", map[string]any{"kind": "notes"}, `kind "notes"`},
 	}

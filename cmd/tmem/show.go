@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,7 +39,9 @@ frontmatter, title and entries with their line ranges.`,
 			if err != nil {
 				return usageError{err}
 			}
-			src, err := ws.ReadFile(rel, layout.MaxArchiveSize)
+			// Both ways of showing a file hold it to the limit for memory
+			// files: a larger one is refused on its size, unread.
+			src, err := ws.ReadFile(rel, layout.MaxFileSize)
 			if err != nil {
 				return layout.ReadError(rel, err)
 			}
@@ -70,6 +73,9 @@ frontmatter, title and entries with their line ranges.`,
 // working directory and returns it relative to the root, refusing anything
 // outside the workspace.
 func workspacePath(ws *layout.Workspace, p string) (string, error) {
+	if strings.TrimSpace(p) == "" {
+		return "", errors.New("the path is empty: give a file's path, as tmem list prints it")
+	}
 	if abs, err := filepath.Abs(p); err == nil && !filepath.IsAbs(p) {
 		if _, err := os.Stat(abs); err == nil {
 			if r, err := filepath.Rel(ws.Root, abs); err == nil && filepath.IsLocal(r) {

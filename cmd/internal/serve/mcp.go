@@ -3,8 +3,10 @@ package serve
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmemhq/tmem/recall"
@@ -36,7 +38,7 @@ func (s *Service) Server() *mcp.Server {
 // addTool registers a typed tool whose text content is render(output);
 // an error from fn is a tool error, and the server keeps serving.
 func addTool[In, Out any](srv *mcp.Server, name, desc string, fn func(context.Context, In) (Out, error), render func(Out) string) {
-	mcp.AddTool(srv, &mcp.Tool{Name: name, Description: desc},
+	mcp.AddTool(srv, &mcp.Tool{Name: name, Description: desc, InputSchema: inputSchema[In]()},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 			out, err := fn(ctx, in)
 			if err != nil {
@@ -45,6 +47,26 @@ func addTool[In, Out any](srv *mcp.Server, name, desc string, fn func(context.Co
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: render(out)}}}, out, nil
 		})
+}
+
+// maxIntArg bounds every integer argument (budgets, counts, line
+// numbers): more means nothing here, and a number past Go's int would
+// fail decoding with an error that names no argument.
+const maxIntArg = math.MaxInt32
+
+// inputSchema is In's schema with every integer argument bounded by
+// maxIntArg, so that the schema check names the argument that is too large.
+func inputSchema[In any]() *jsonschema.Schema {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("input schema of %T: %v", *new(In), err)) // the input types are fixed: a bug
+	}
+	for _, p := range s.Properties {
+		if p.Type == "integer" {
+			p.Maximum = jsonschema.Ptr(float64(maxIntArg))
+		}
+	}
+	return s
 }
 
 func (s *Service) instructions() string {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // errClosing refuses a write that arrives while the server shuts down.
@@ -42,15 +40,13 @@ func (s *Service) Close() error {
 
 // ServeStdio serves one MCP session over r and w (newline-delimited
 // JSON-RPC, an agent CLI's stdin and stdout) until the client closes r or
-// ctx is cancelled; either is a clean end.
-func (s *Service) ServeStdio(ctx context.Context, r io.ReadCloser, w io.Writer) error {
-	err := s.Server().Run(ctx, &mcp.IOTransport{Reader: r, Writer: nopCloser{w}})
+// ctx is cancelled; either is a clean end. At the end of r the requests
+// already read are answered first; a line that is not a JSON-RPC message
+// is answered with an error and the session goes on.
+func (s *Service) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	err := s.Server().Run(ctx, &stdioTransport{r: r, w: w})
 	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
 		return nil
 	}
 	return err
 }
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
