@@ -3,7 +3,9 @@ package recall
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -107,6 +109,28 @@ type EvalOptions struct {
 	Now time.Time
 }
 
+// MaxEvalSetBytes bounds a questions file: the largest sets in use are a
+// few MiB.
+const MaxEvalSetBytes = 64 << 20
+
+// OpenEvalFile opens a questions file for reading: only a regular file (a
+// named pipe would block the load, a device never end) of at most
+// MaxEvalSetBytes.
+func OpenEvalFile(path string) (*os.File, error) {
+	f, err := layout.OpenRegular(path)
+	if errors.Is(err, layout.ErrNotRegular) {
+		return nil, fmt.Errorf("eval set %s: not a regular file: give a questions file (a folder, a named pipe or a device is never read)", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("eval set: %w", err)
+	}
+	if st, err := f.Stat(); err == nil && st.Size() > MaxEvalSetBytes {
+		f.Close()
+		return nil, fmt.Errorf("eval set %s: file is %d MiB, over the %d MiB limit for questions files", path, st.Size()>>20, MaxEvalSetBytes>>20)
+	}
+	return f, nil
+}
+
 // LoadEvalSet reads a questions file: a JSON EvalSet, or, for a file
 // named *.jsonl, one evidence question a line (see LoadEvidence).
 func LoadEvalSet(path string) (*EvalSet, error) {
@@ -120,7 +144,12 @@ func LoadEvalSet(path string) (*EvalSet, error) {
 			s.Questions = append(s.Questions, q.evalQuestion())
 		}
 	} else {
-		b, err := os.ReadFile(path)
+		f, err := OpenEvalFile(path)
+		if err != nil {
+			return nil, err
+		}
+		b, err := io.ReadAll(f)
+		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("load eval set: %w", err)
 		}
@@ -411,12 +440,23 @@ func copyTree(src, dst string) error {
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
+		return copyFile(p, target)
 	})
+}
+
+// copyFile copies the regular file src to dst, streaming.
+func copyFile(src, dst string) error {
+	in, err := layout.OpenRegular(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	return errors.Join(err, out.Close())
 }
 
 // String formats the report as a table: recall, hit rate and tokens at

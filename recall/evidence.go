@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -30,9 +29,9 @@ func (q EvidenceQuestion) evalQuestion() EvalQuestion {
 
 // LoadEvidence reads questions, one JSON object a line.
 func LoadEvidence(path string) ([]EvidenceQuestion, error) {
-	f, err := os.Open(path)
+	f, err := OpenEvalFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("load evidence questions: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	var out []EvidenceQuestion

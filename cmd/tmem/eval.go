@@ -51,31 +51,7 @@ beside the set.`,
 	return cmd
 }
 
-// maxEvalSetBytes bounds a questions file: the largest sets in use are a
-// few MiB.
-const maxEvalSetBytes = 64 << 20
-
-// checkEvalSet refuses a questions file that is not a regular file (a
-// named pipe would block the load, a device never end) or is too large
-// to load whole.
-func checkEvalSet(path string) error {
-	st, err := os.Stat(path)
-	if err != nil {
-		return fmt.Errorf("eval set: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("eval set %s: not a regular file: give a questions file (a folder, a named pipe or a device is never read)", path)
-	}
-	if st.Size() > maxEvalSetBytes {
-		return fmt.Errorf("eval set %s: file is %d MiB, over the %d MiB limit for questions files", path, st.Size()>>20, maxEvalSetBytes>>20)
-	}
-	return nil
-}
-
 func runEval(cmd *cobra.Command, f *factory, o *evalOptions, path string) error {
-	if err := checkEvalSet(path); err != nil {
-		return err
-	}
 	opts, err := f.indexOptions(f.model, minilm.WorkloadBulk, nil)
 	if err != nil {
 		return err
