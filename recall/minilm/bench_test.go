@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -361,10 +362,23 @@ var goConfigs = []string{
 	"go:dotgeneral_blocked", "go:dotgeneral_blocked+flat", "go:dotgeneral_normalized", "go:dotgeneral_smallmatmul",
 }
 
-// parseGoConfig reads a goConfigs name.
+// parseGoConfig reads a goConfigs name: gomlx's options, then any of
+// "+flat", "+fuse" and "+split" (one part per core) for rewriteBackend's
+// rewrites.
 func parseGoConfig(name string) goConfig {
-	options, flat := strings.CutSuffix(name, "+flat")
-	return goConfig{options: options, flatDense: flat}
+	options, rest, _ := strings.Cut(name, "+")
+	c := goConfig{options: options}
+	for _, r := range strings.Split(rest, "+") {
+		switch r {
+		case "flat":
+			c.flatDense = true
+		case "fuse":
+			c.fuse = true
+		case "split":
+			c.split = runtime.GOMAXPROCS(0)
+		}
+	}
+	return c
 }
 
 // BenchmarkGoConfigs runs the Go backend set up as each of goConfigs in
