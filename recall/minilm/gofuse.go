@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 )
 
 // rewriteBackend's fusions. An opset-14 BERT export spells layer norm, a
@@ -75,13 +76,16 @@ func (f rewriteFunction) is(v backends.Value, k factKind) (fact, bool) {
 	return ft, ok && ft.kind == k
 }
 
-// note records ft about v, the result of an op, unless fusing is off or
-// the op failed or ft says nothing.
+// note records ft about v, the result of an op, unless fusing is off, the
+// op failed, ft says nothing or v is not float32 (the fused ops' dtype).
 func (f rewriteFunction) note(v backends.Value, err error, ft fact) (backends.Value, error) {
-	if err == nil && f.b.cfg.fuse && ft.kind != factNone {
+	if err != nil || !f.b.cfg.fuse || ft.kind == factNone {
+		return v, err
+	}
+	if s, err := f.b.OpShape(v); err == nil && s.DType == dtypes.Float32 {
 		f.b.facts[v] = ft
 	}
-	return v, err
+	return v, nil
 }
 
 // scalarIs reports whether v is a scalar known to hold x.

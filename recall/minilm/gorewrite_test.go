@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
@@ -283,6 +284,11 @@ func TestRewriteFuses(t *testing.T) {
 		{"bias of a dense product", [][]int{{2, 3, 4}, {4, 5}, {5}}, nil, nil,
 			func(in []*graph.Node) []*graph.Node { return []*graph.Node{dense(in[0], in[1], in[2])} },
 			[]string{"dot[6 4]", "dense[6 4]"}},
+		{"bias of a float64 dense product stays", [][]int{{2, 3, 4}, {4, 5}, {5}}, nil, nil,
+			func(in []*graph.Node) []*graph.Node {
+				x, w, b := graph.ConvertDType(in[0], dtypes.Float64), graph.ConvertDType(in[1], dtypes.Float64), graph.ConvertDType(in[2], dtypes.Float64)
+				return []*graph.Node{graph.ConvertDType(dense(x, w, b), dtypes.Float32)}
+			}, []string{"dot[6 4]"}},
 		{"bias of a batched product stays", [][]int{{2, 3, 4}, {2, 4, 5}, {5}}, nil, nil,
 			func(in []*graph.Node) []*graph.Node {
 				p := graph.DotGeneral(in[0], []int{2}, []int{0}, in[1], []int{1}, []int{0})
