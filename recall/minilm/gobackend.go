@@ -57,9 +57,11 @@ type goConfig struct {
 }
 
 // goSplitMin is the number of elements of a batched product's result from
-// which attention is split: the scores of 4 texts of 48 pieces (12 heads)
-// and up.
-const goSplitMin = 1 << 16
+// which attention is split: with 12 heads, the scores of 4 texts of 80
+// pieces or 1 of 160 and up. Sentences' attention (4 texts of up to 64
+// pieces) stays whole: its softmax is small, and split, sentences measured
+// within ±5% of whole on an idle machine and on a busy one alike.
+const goSplitMin = 1 << 18
 
 // newGoRunner loads the model in dir on gomlx's backend set up as cfg
 // (defaultGoConfig unless a benchmark compares options).
