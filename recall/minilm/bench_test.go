@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -351,20 +352,34 @@ func BenchmarkORTInt8VsFP32Chunks(b *testing.B) {
 }
 
 // goConfigs are the pure-Go backend setups BenchmarkGoConfigs compares,
-// named as gomlx's backend options plus "+flat" for flattened dense products
-// (rewriteBackend): op scheduling and the dot-general (matrix product) paths
-// gomlx can be held to. packgemm and the blocked kernels have AVX-512
+// named as gomlx's backend options plus rewriteBackend's rewrites ("+flat"
+// for flattened dense products, "+fuse" for fused chains, "+split" for
+// attention in parts): op scheduling and the dot-general (matrix product)
+// paths gomlx can be held to. packgemm and the blocked kernels have AVX-512
 // versions only under GOEXPERIMENT=simd; "highway" has no kernels in this
 // gomlx version, so it is left out.
 var goConfigs = []string{
-	"go", "go:packgemm+flat", "go:packgemm", "go:ops_sequential", "go:packgemm,ops_sequential+flat",
+	"go", "go+fuse+split", "go:packgemm+flat+fuse+split", "go:packgemm+flat", "go:packgemm", "go:ops_sequential", "go:packgemm,ops_sequential+flat",
 	"go:dotgeneral_blocked", "go:dotgeneral_blocked+flat", "go:dotgeneral_normalized", "go:dotgeneral_smallmatmul",
 }
 
-// parseGoConfig reads a goConfigs name.
+// parseGoConfig reads a goConfigs name: gomlx's options, then any of
+// "+flat", "+fuse" and "+split" (one part per core) for rewriteBackend's
+// rewrites.
 func parseGoConfig(name string) goConfig {
-	options, flat := strings.CutSuffix(name, "+flat")
-	return goConfig{options: options, flatDense: flat}
+	options, rest, _ := strings.Cut(name, "+")
+	c := goConfig{options: options}
+	for _, r := range strings.Split(rest, "+") {
+		switch r {
+		case "flat":
+			c.flatDense = true
+		case "fuse":
+			c.fuse = true
+		case "split":
+			c.split = runtime.GOMAXPROCS(0)
+		}
+	}
+	return c
 }
 
 // BenchmarkGoConfigs runs the Go backend set up as each of goConfigs in

@@ -41,14 +41,27 @@ type goRunner struct {
 }
 
 // goConfig is how the pure-Go backend runs: gomlx's backend name and
-// options, whether dense products reach it flattened to two axes
-// (rewriteBackend), and the Embedder's default batch size. defaultGoConfig
-// picks it for the build and the CPU.
+// options, which of rewriteBackend's rewrites are on (dense products
+// flattened to two axes, fused chains, attention split in parts), and the
+// Embedder's default batch size. defaultGoConfig picks it for the build and
+// the CPU.
 type goConfig struct {
 	options   string
 	flatDense bool
+	fuse      bool
+	split     int // parts attention runs in, usually one per core; below 2, whole
 	batch     int
+	// wrap, when set, wraps gomlx's backend under the rewrites: tests see
+	// what gomlx receives.
+	wrap func(backends.Backend) backends.Backend
 }
+
+// goSplitMin is the number of elements of a batched product's result from
+// which attention is split: with 12 heads, the scores of 4 texts of 80
+// pieces or 1 of 160 and up. Sentences' attention (4 texts of up to 64
+// pieces) stays whole: its softmax is small, and split, sentences measured
+// within ±5% of whole on an idle machine and on a busy one alike.
+const goSplitMin = 1 << 18
 
 // newGoRunner loads the model in dir on gomlx's backend set up as cfg
 // (defaultGoConfig unless a benchmark compares options).
@@ -95,13 +108,16 @@ func (r *goRunner) build(cfg goConfig) error {
 	if err != nil {
 		return err
 	}
-	twos, err := scalarTwos(r.ctx)
+	scalars, err := scalarValues(r.ctx)
 	if err != nil {
 		b.Finalize()
 		return err
 	}
-	b = &rewriteBackend{Backend: b, flatDense: cfg.flatDense, twos: twos}
 	r.backend = b
+	if cfg.wrap != nil {
+		b = cfg.wrap(b)
+	}
+	b = &rewriteBackend{Backend: b, flatDense: cfg.flatDense, fuse: cfg.fuse, split: cfg.split, splitMin: goSplitMin, scalars: scalars}
 	exec, err := mlctx.NewExec(b, r.ctx, func(ctx *mlctx.Context, ids, mask, types *graph.Node) *graph.Node {
 		all := map[string]*graph.Node{"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
 		in := make(map[string]*graph.Node, len(names))
@@ -117,10 +133,10 @@ func (r *goRunner) build(cfg goConfig) error {
 	return nil
 }
 
-// scalarTwos names the graph parameters of ctx's float32 scalar variables
-// that hold 2, for rewriteBackend.
-func scalarTwos(ctx *mlctx.Context) (map[string]bool, error) {
-	twos := map[string]bool{}
+// scalarValues maps the graph parameter names of ctx's float32 scalar
+// variables to their values, for rewriteBackend.
+func scalarValues(ctx *mlctx.Context) (map[string]float32, error) {
+	scalars := map[string]float32{}
 	for v := range ctx.IterVariables() {
 		if !v.Shape().IsScalar() || v.Shape().DType != dtypes.Float32 {
 			continue
@@ -129,11 +145,11 @@ func scalarTwos(ctx *mlctx.Context) (map[string]bool, error) {
 		if err != nil {
 			return nil, err
 		}
-		if x, ok := t.Value().(float32); ok && x == 2 {
-			twos[v.ParameterName()] = true
+		if x, ok := t.Value().(float32); ok {
+			scalars[v.ParameterName()] = x
 		}
 	}
-	return twos, nil
+	return scalars, nil
 }
 
 func (r *goRunner) embed(texts []string) (vecs [][]float32, err error) {

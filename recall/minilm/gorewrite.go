@@ -4,12 +4,13 @@ import (
 	"slices"
 
 	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 )
 
-// rewriteBackend wraps gomlx's pure-Go backend and rewrites two kinds of op
-// of the main function as the graph hands them over; everything else, and
-// every other function (the model has none), goes straight through.
+// rewriteBackend wraps gomlx's pure-Go backend and rewrites ops of the main
+// function as the graph hands them over; everything else, and every other
+// function (the model has none), goes straight through.
 //
 // With flatDense, each dense product, activations [..., K] times a weight
 // [K, N...], reaches gomlx as one [M, K]·[K, N...] matrix product. gomlx
@@ -18,27 +19,39 @@ import (
 // would otherwise run its blocked kernel, about a third as fast on this
 // model's shapes.
 //
-// Always, x to the power of a scalar that holds 2, a constant or one of
-// twos (parameters known to hold 2: the model's weights), becomes x·x,
-// which gives the same float32 values: layer norm's square costs gomlx a
-// float64 math.Pow per element otherwise.
+// With fuse, layer norm, a dense layer's bias and exact GELU, spelled as
+// chains of small ops, run as gomlx's fused ops (gofuse.go). With split of
+// 2 or more, attention runs in that many independent parts (gosplit.go).
+//
+// Always, x to the power of a scalar that holds 2 becomes x·x, which gives
+// the same float32 values: layer norm's square costs gomlx a float64
+// math.Pow per element otherwise.
+//
+// Scalars are known by value when they are constants or parameters named
+// in scalars (the model's weights, which reach the graph as parameters).
 type rewriteBackend struct {
 	backends.Backend
 	flatDense bool
-	twos      map[string]bool // parameter names
+	fuse      bool
+	split     int // parts attention runs in; below 2, none
+	splitMin  int // elements of a batched product's result that make it split
+	scalars   map[string]float32
 }
 
 // Builder is the wrapped backend's, for the main function with b's
 // rewrites. (gomlx compares backends, builders and functions, hence the
 // pointers.)
 func (b *rewriteBackend) Builder(name string) backends.Builder {
-	return &rewriteBuilder{Builder: b.Backend.Builder(name), cfg: b, squares: map[backends.Value]bool{}}
+	return &rewriteBuilder{Builder: b.Backend.Builder(name), cfg: b, scalars: map[backends.Value]float32{},
+		facts: map[backends.Value]fact{}, splits: map[backends.Value]split{}}
 }
 
 type rewriteBuilder struct {
 	backends.Builder
 	cfg     *rewriteBackend
-	squares map[backends.Value]bool // scalars that hold 2
+	scalars map[backends.Value]float32 // float32 scalars of known value
+	facts   map[backends.Value]fact    // see gofuse.go
+	splits  map[backends.Value]split   // see gosplit.go
 }
 
 func (b *rewriteBuilder) Main() backends.Function {
@@ -53,22 +66,22 @@ type rewriteFunction struct {
 
 func (f rewriteFunction) Parameter(name string, shape shapes.Shape, sharding *backends.ShardingSpec) (backends.Value, error) {
 	v, err := f.Function.Parameter(name, shape, sharding)
-	if err == nil && shape.IsScalar() && f.b.cfg.twos[name] {
-		f.b.squares[v] = true
+	if x, ok := f.b.cfg.scalars[name]; err == nil && ok && shape.IsScalar() && shape.DType == dtypes.Float32 {
+		f.b.scalars[v] = x
 	}
 	return v, err
 }
 
 func (f rewriteFunction) Constant(flat any, dims ...int) (backends.Value, error) {
 	v, err := f.Function.Constant(flat, dims...)
-	if x, ok := flat.([]float32); err == nil && ok && len(dims) == 0 && len(x) == 1 && x[0] == 2 {
-		f.b.squares[v] = true
+	if x, ok := flat.([]float32); err == nil && ok && len(dims) == 0 && len(x) == 1 {
+		f.b.scalars[v] = x[0]
 	}
 	return v, err
 }
 
 func (f rewriteFunction) Pow(x, y backends.Value) (backends.Value, error) {
-	if f.b.squares[y] {
+	if f.scalarIs(y, 2) {
 		return f.Mul(x, x)
 	}
 	return f.Function.Pow(x, y)
@@ -76,22 +89,30 @@ func (f rewriteFunction) Pow(x, y backends.Value) (backends.Value, error) {
 
 func (f rewriteFunction) DotGeneral(lhs backends.Value, lhsContracting, lhsBatch []int,
 	rhs backends.Value, rhsContracting, rhsBatch []int, config backends.DotGeneralConfig) (backends.Value, error) {
-	dot := func(x backends.Value) (backends.Value, error) {
-		return f.Function.DotGeneral(x, []int{1}, nil, rhs, []int{0}, nil, config)
+	if v, ok, err := f.splitDot(lhs, lhsContracting, lhsBatch, rhs, rhsContracting, rhsBatch, config); ok {
+		return v, err
 	}
-	ls, err := f.b.OpShape(lhs)
-	if err != nil || !f.b.cfg.flatDense || ls.Rank() <= 2 || len(lhsBatch) != 0 || len(rhsBatch) != 0 ||
+	ls, err1 := f.b.OpShape(lhs)
+	rs, err2 := f.b.OpShape(rhs)
+	if err1 != nil || err2 != nil || ls.Rank() == 0 || len(lhsBatch) != 0 || len(rhsBatch) != 0 ||
 		!slices.Equal(lhsContracting, []int{ls.Rank() - 1}) || !slices.Equal(rhsContracting, []int{0}) {
 		return f.Function.DotGeneral(lhs, lhsContracting, lhsBatch, rhs, rhsContracting, rhsBatch, config)
 	}
 	outs, err := f.flat(lhs, ls, func(x backends.Value) ([]backends.Value, error) {
-		v, err := dot(x)
+		xs, err := f.b.OpShape(x)
+		if err != nil {
+			return nil, err
+		}
+		v, err := f.Function.DotGeneral(x, []int{xs.Rank() - 1}, nil, rhs, []int{0}, nil, config)
 		return []backends.Value{v}, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return outs[0], nil
+	if rs.Rank() != 2 {
+		return outs[0], nil
+	}
+	return f.note(outs[0], nil, fact{kind: factDense, x: lhs, w: rhs})
 }
 
 func (f rewriteFunction) FusedDense(x, weight, bias backends.Value, activation backends.ActivationType) (backends.Value, error) {
