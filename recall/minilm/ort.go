@@ -3,8 +3,10 @@ package minilm
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
+	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/recall/minilm/internal/onnxrt"
 	"github.com/tmemhq/tmem/recall/minilm/internal/wordpiece"
 )
@@ -84,12 +86,11 @@ func loadORT(lib string) (*onnxrt.Runtime, error) {
 	if lib == "" {
 		return nil, errors.New("no ONNX Runtime library found ($TMEM_ORT_LIB unset, none in the model folder's " + RuntimeDirName + " folder or the system library folders)")
 	}
-	// The loader would block on a FIFO as any reader does.
-	f, err := openRegular(lib)
-	if err != nil {
-		return nil, fmt.Errorf("load onnx runtime: %w", err)
+	// The loader would block on a named pipe as any reader does; what is
+	// missing or no library at all, it says itself.
+	if fi, err := os.Stat(lib); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("load onnx runtime %s: %w", lib, layout.ErrNotRegular)
 	}
-	f.Close()
 	return onnxrt.Load(lib)
 }
 
