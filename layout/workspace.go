@@ -20,6 +20,8 @@ type Workspace struct {
 	Root string // absolute, cleaned path of the .teammates folder
 
 	team *teamCache // set by CacheTeammates
+
+	beforeRename func() // tests: runs just before a write's rename
 }
 
 // Open opens the workspace at dir: either the .teammates folder itself or

@@ -240,30 +240,6 @@ func appendEntry(old []byte, day time.Time, heading, body string) []byte {
 	return b.Bytes()
 }
 
-// update rewrites the workspace file rel under the teammate's lock: fn gets
-// the current content (nil and false when the file does not exist) and
-// returns the new one, which is written atomically.
-func (w *Workspace) update(ctx context.Context, name, rel string, fn func(old []byte, exists bool) ([]byte, error)) error {
-	unlock, err := w.Lock(ctx, name)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	old, err := w.ReadFile(rel, MaxFileSize)
-	exists := err == nil
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	data, err := fn(old, exists)
-	if err != nil {
-		return err
-	}
-	if err := keepsReadable(rel, data); err != nil {
-		return err
-	}
-	return w.WriteFile(rel, data)
-}
-
 // keepsReadable refuses a write whose result tmem could not read back:
 // over the size limit, invalid UTF-8 or frontmatter that no longer
 // parses. A readable file never becomes unreadable by a write, and an

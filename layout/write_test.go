@@ -213,6 +213,10 @@ func TestMain(m *testing.M) {
 		crashChild(dir)
 		return
 	}
+	if arg := os.Getenv(appenderEnv); arg != "" {
+		appenderChild(arg)
+		return
+	}
 	os.Exit(m.Run())
 }
 
