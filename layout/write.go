@@ -222,22 +222,50 @@ func stamped(opts []WriteOption, t time.Time, body string) string {
 	return Stamp(t) + "\n\n" + body
 }
 
-// appendEntry returns a daily log with one more entry at its end.
+// appendEntry returns a daily log with one more entry at its end (see
+// appendBlock).
 func appendEntry(old []byte, day time.Time, heading, body string) []byte {
-	var b bytes.Buffer
 	if len(bytes.TrimSpace(old)) == 0 {
-		b.WriteString("# " + day.Format(DateLayout) + "\n")
-	} else {
-		b.Write(bytes.TrimRight(old, " \t\r\n"))
-		b.WriteString("\n")
+		old = []byte("# " + day.Format(DateLayout) + lineEnding(old))
 	}
-	b.WriteString("\n## " + heading + "\n")
+	entry := "## " + heading
 	if strings.HasPrefix(body, "<!-- tmem:at ") {
-		b.WriteString(body + "\n")
+		entry += "\n" + body
 	} else if body != "" {
-		b.WriteString("\n" + body + "\n")
+		entry += "\n\n" + body
 	}
+	return appendBlock(old, entry)
+}
+
+// appendBlock returns text with block added at its end, after a blank
+// line. The bytes of text stay as they are: a missing final newline is
+// added, and a code fence text leaves open is closed, so the block is
+// read as a block of its own; block's lines end as text's lines do (CRLF
+// or LF).
+func appendBlock(text []byte, block string) []byte {
+	var b bytes.Buffer
+	eol := lineEnding(text)
+	b.Write(text)
+	if len(text) > 0 && !bytes.HasSuffix(text, []byte("\n")) {
+		b.WriteString(eol)
+	}
+	if fence := openFence(string(text)); fence != "" {
+		b.WriteString(fence + eol)
+	}
+	if last := bytes.TrimSuffix(bytes.TrimSuffix(b.Bytes(), []byte("\n")), []byte("\r")); len(bytes.TrimSpace(text)) > 0 && !bytes.HasSuffix(last, []byte("\n")) {
+		b.WriteString(eol) // a blank line before the block
+	}
+	b.WriteString(strings.ReplaceAll(strings.ReplaceAll(block, "\r\n", "\n"), "\n", eol) + eol)
 	return b.Bytes()
+}
+
+// lineEnding is the line ending text uses: CRLF when its first line ends
+// so, else LF.
+func lineEnding(text []byte) string {
+	if i := bytes.IndexByte(text, '\n'); i > 0 && text[i-1] == '\r' {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 // keepsReadable refuses a write whose result tmem could not read back:
@@ -360,7 +388,7 @@ func memoryBytes(rel string, old []byte, exists bool, m Memory, body string, mod
 		if mode == ModeOverwrite {
 			d.Body = []byte("\n" + body + "\n")
 		} else {
-			d.Body = []byte(strings.TrimRight(string(d.Body), " \t\r\n") + "\n\n" + body + "\n")
+			d.Body = appendBlock(d.Body, body)
 		}
 	}
 	for _, f := range fields {
