@@ -1,12 +1,16 @@
 package compact
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/tmemhq/tmem/layout"
 )
@@ -119,5 +123,32 @@ func TestTeammatesNamedLikeLocks(t *testing.T) {
 		if n := len(paths(t, ws, name, layout.KindWeekly)); n != 1 {
 			t.Errorf("%s: %d weeklies", name, n)
 		}
+	}
+}
+
+// TestTeammateLockHeld checks that a run whose teammate lock another
+// process holds gives up after the workspace's wait, saying what it waited
+// for, with an error wrapping layout.ErrLocked, and leaves the dailies.
+func TestTeammateLockHeld(t *testing.T) {
+	ws := genWorkspace(t, day("2026-11-02"), day("2026-11-04"), 2, nil)
+	if _, err := ws.Dir(".tmp/locks"); err != nil {
+		t.Fatal(err)
+	}
+	holder := flock.New(ws.Abs(".tmp/locks/teammate-beacon.lock"))
+	if err := holder.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Unlock()
+	var notices bytes.Buffer
+	ws.Notices, ws.LockWait = &notices, 2*time.Second
+	_, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-18")})
+	if !errors.Is(err, layout.ErrLocked) || !strings.Contains(err.Error(), "teammate-beacon.lock") {
+		t.Fatalf("err = %v, want layout.ErrLocked naming the lock", err)
+	}
+	if !strings.Contains(notices.String(), "waiting for beacon's lock") {
+		t.Errorf("notices %q, want the wait named", notices.String())
+	}
+	if n := len(paths(t, ws, "beacon", layout.KindDaily)); n != 3 {
+		t.Errorf("%d dailies left, want all 3", n)
 	}
 }

@@ -111,27 +111,6 @@ func syncDir(dir string) error {
 	return syncFolder(d, dir)
 }
 
-// Lock takes the teammate's advisory lock, waiting until ctx is done. Every
-// write to the teammate's memory files (appends, typed memories,
-// compaction) holds it. The returned func releases it.
-func (w *Workspace) Lock(ctx context.Context, teammate string) (func(), error) {
-	if err := ValidateName(teammate); err != nil {
-		return nil, err
-	}
-	fl, err := w.lockFile("teammate-" + teammate)
-	if err != nil {
-		return nil, err
-	}
-	ok, err := fl.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil || !ok {
-		if err == nil {
-			err = ctx.Err()
-		}
-		return nil, fmt.Errorf("lock %s: %w", teammate, err)
-	}
-	return func() { fl.Unlock() }, nil
-}
-
 // TryLockWorkspace takes the workspace-wide lock named name (such as
 // "compact") if it is free; ok is false when another process holds it.
 // Workspace locks live in their own namespace, so no teammate name can
