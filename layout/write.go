@@ -166,6 +166,9 @@ func (w *Workspace) AppendDaily(ctx context.Context, name string, day time.Time,
 	if err := ValidateName(name); err != nil {
 		return "", err
 	}
+	if y := day.Year(); y < 1 || y > 9999 {
+		return "", fmt.Errorf("date %s: a daily log's name holds a year from 0001 to 9999", day.Format(DateLayout))
+	}
 	heading = strings.Join(strings.Fields(heading), " ")
 	if heading == "" {
 		return "", errors.New("entry heading is empty")
