@@ -30,19 +30,10 @@ func TestAppendDailyKeepsTheFileAsWritten(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ws := newWorkspace(t, "beacon")
 			rel := DailyPath("beacon", day)
-			if err := ws.WriteFile(rel, []byte(tt.old)); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := ws.AppendDaily(context.Background(), "beacon", day, "H", tt.text); err != nil {
-				t.Fatal(err)
-			}
-			got, err := os.ReadFile(ws.Abs(rel))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := tt.old + tt.added; string(got) != want {
-				t.Fatalf("file is\n%q\nwant\n%q", got, want)
-			}
+			appendKeeps(t, ws, rel, tt.old, tt.added, func() error {
+				_, err := ws.AppendDaily(context.Background(), "beacon", day, "H", tt.text)
+				return err
+			})
 			d := readDoc(t, ws, rel)
 			last := d.Entries[len(d.Entries)-1]
 			if len(d.Entries) != 2 || last.Heading != "H" || strings.Contains(d.Entries[0].Text, "## H") {
@@ -65,21 +56,30 @@ func TestWriteMemoryAppendKeepsTheFileAsWritten(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ws := newWorkspace(t, "beacon")
-			rel := "beacon/memory/project_billing.md"
-			if err := ws.WriteFile(rel, []byte(tt.old)); err != nil {
-				t.Fatal(err)
-			}
 			m := Memory{Type: "project", Topic: "billing", Name: "Billing", Body: "Second."}
-			if _, err := ws.WriteMemory(context.Background(), "beacon", m, ModeAppend); err != nil {
-				t.Fatal(err)
-			}
-			got, err := os.ReadFile(ws.Abs(rel))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := tt.old + tt.added; string(got) != want {
-				t.Fatalf("file is\n%q\nwant\n%q", got, want)
-			}
+			appendKeeps(t, ws, "beacon/memory/project_billing.md", tt.old, tt.added, func() error {
+				_, err := ws.WriteMemory(context.Background(), "beacon", m, ModeAppend)
+				return err
+			})
 		})
+	}
+}
+
+// appendKeeps writes old to rel, runs write and checks that rel then holds
+// old followed by added.
+func appendKeeps(t *testing.T, ws *Workspace, rel, old, added string, write func() error) {
+	t.Helper()
+	if err := ws.WriteFile(rel, []byte(old)); err != nil {
+		t.Fatal(err)
+	}
+	if err := write(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(ws.Abs(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := old + added; string(got) != want {
+		t.Fatalf("file is\n%q\nwant\n%q", got, want)
 	}
 }

@@ -16,8 +16,11 @@ import (
 // meanwhile makes it start over (a bounded number of times); one that was
 // only appended to is replaced all the same, and what was appended to it
 // up to the rename is then appended to the new file, as if it had been
-// appended just after tmem's write. Nothing another program writes is
-// lost, and a steady appender cannot starve tmem.
+// appended just after tmem's write, and a steady appender cannot starve
+// tmem. What no check can see is a program that opened the file before the
+// rename and writes to it only after tmem looked at the replaced file
+// again: that write goes to the replaced file. A shell's ">>" opens and
+// writes within microseconds, and the look comes after the folder's fsync.
 
 // maxUpdateTries bounds how often update starts over because another
 // program rewrote the file meanwhile.

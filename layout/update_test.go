@@ -1,12 +1,12 @@
 package layout
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -145,13 +145,12 @@ func TestUpdateKeepsChangesMadeWhileItWrites(t *testing.T) {
 
 // The concurrency test re-runs this test binary as a program that appends
 // sections to a daily log by hand, opening it for each one as a shell's
-// ">>" does, while the test appends entries through AppendDaily.
+// ">>" does, whenever it reads a line on stdin, and answers when done.
 const appenderEnv = "LAYOUT_APPENDER_CHILD"
 
-func appenderChild(arg string) {
-	abs, n, _ := strings.Cut(arg, "|")
-	count, _ := strconv.Atoi(n)
-	for i := 0; i < count; i++ {
+func appenderChild(abs string) {
+	in := bufio.NewScanner(os.Stdin)
+	for i := 0; in.Scan(); i++ {
 		f, err := os.OpenFile(abs, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err == nil {
 			_, err = fmt.Fprintf(f, "\n## HAND%d\n\nt\n", i)
@@ -161,40 +160,61 @@ func appenderChild(arg string) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		time.Sleep(200 * time.Microsecond)
+		fmt.Println("ok")
 	}
 }
 
+// TestAppendDailyKeepsConcurrentHandAppends has another process append to
+// a daily log at the worst moment of each AppendDaily, after its check and
+// just before its rename, and checks that every section of both lands.
 func TestAppendDailyKeepsConcurrentHandAppends(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns an appender process; skipped under -short")
-	}
 	ws := newWorkspace(t, "beacon")
 	day := time.Date(2026, 3, 15, 10, 0, 0, 0, time.UTC)
 	ctx := context.Background()
 	if _, err := ws.AppendDaily(ctx, "beacon", day, "start", "x"); err != nil {
 		t.Fatal(err)
 	}
-	const hand, tool = 400, 80
 	abs := ws.Abs(DailyPath("beacon", day))
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), appenderEnv+"="+abs+"|"+strconv.Itoa(hand))
+	cmd.Env = append(os.Environ(), appenderEnv+"="+abs)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	answers := bufio.NewScanner(stdout)
+	hand := 0
+	ws.beforeRename = func() {
+		fmt.Fprintln(stdin, "append")
+		if !answers.Scan() {
+			t.Fatalf("appender: %s", stderr.Bytes())
+		}
+		hand++
+	}
+	const tool = 40
 	for i := 0; i < tool; i++ {
 		if _, err := ws.AppendDaily(ctx, "beacon", day, fmt.Sprintf("TM%d", i), "t"); err != nil {
 			t.Error(err)
 		}
 	}
+	stdin.Close()
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("appender: %v: %s", err, stderr.Bytes())
 	}
 	got, err := os.ReadFile(abs)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if hand < tool {
+		t.Fatalf("the appender ran %d times, want at least %d", hand, tool)
 	}
 	for i := 0; i < hand; i++ {
 		if !bytes.Contains(got, []byte(fmt.Sprintf("\n## HAND%d\n", i))) {
