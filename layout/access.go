@@ -92,8 +92,7 @@ func (w *Workspace) readStamped(rel string, limit int64) ([]byte, FileStamp, err
 		return nil, FileStamp{}, err
 	}
 	defer f.Close()
-	b, st, err := readOpen(f, rel, limit)
-	return b, st, err
+	return readOpen(f, rel, limit)
 }
 
 // openRegular opens rel without blocking and refuses anything but a
@@ -260,8 +259,8 @@ func (w *Workspace) writeAtomic(rel string, data []byte) error {
 }
 
 // guard runs just before replace renames its temp file over name; the
-// func it returns runs once the rename is durable. An error before the rename leaves the
-// file as it is.
+// func it returns runs once the rename is durable. An error from guard
+// leaves the file as it is.
 type guard func(r *os.Root, name string) (after func() error, err error)
 
 // replace is writeAtomic with an optional guard around the rename.
