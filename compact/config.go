@@ -3,6 +3,7 @@ package compact
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"strings"
 	"time"
@@ -28,7 +29,7 @@ import (
 //	  monthly_budget: 4000         # tokens per monthly summary
 //	  keep_weeks: 52
 //	  keep_recent_days: 7
-//	  keep_stub_days: 28           # how long a compacted daily's stub stays (negative: no stubs)
+//	  keep_stub_days: 28           # how long a compacted daily's stub stays (-1: no stubs)
 //	  archive: true                # false: delete what compaction removes (the spec's plain deletion)
 const ConfigFile = "tmem.yaml"
 
@@ -75,7 +76,8 @@ type OpenAIConfig struct {
 }
 
 // LoadConfig reads the workspace's ConfigFile; a missing file is the zero
-// Config.
+// Config. Numeric settings out of their range are refused with their
+// line.
 func LoadConfig(ws *layout.Workspace) (Config, error) {
 	var file struct {
 		Compact Config `yaml:"compact"`
@@ -87,10 +89,89 @@ func LoadConfig(ws *layout.Workspace) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("read %s: %w", ConfigFile, err)
 	}
-	if err := yaml.Unmarshal(b, &file); err != nil {
+	var root yaml.Node
+	if err := yaml.Unmarshal(b, &root); err != nil {
 		return Config{}, &layout.ParseError{Path: ConfigFile, Err: err}
 	}
+	if err := root.Decode(&file); err != nil && !errors.Is(err, io.EOF) {
+		return Config{}, &layout.ParseError{Path: ConfigFile, Err: err}
+	}
+	if err := checkRanges(&root); err != nil {
+		return Config{}, err
+	}
 	return file.Compact, nil
+}
+
+// A setting's allowed values: whole numbers from min to max, and none
+// (-1) where that has a meaning.
+type numRange struct {
+	min, max int
+	none     bool
+	unit     string
+}
+
+// ranges are the allowed values of the numeric compact settings. Dates
+// are counted in calendar days, so these bound nothing but nonsense.
+var ranges = map[string]numRange{
+	"wisdom_budget":    {min: 100, max: 1_000_000, unit: "tokens"},
+	"weekly_budget":    {min: 100, max: 1_000_000, unit: "tokens"},
+	"monthly_budget":   {min: 100, max: 1_000_000, unit: "tokens"},
+	"keep_weeks":       {min: 1, max: 5_200, unit: "weeks"},
+	"keep_recent_days": {min: 1, max: 36_500, none: true, unit: "days"},
+	"keep_stub_days":   {min: 1, max: 36_500, none: true, unit: "days"},
+}
+
+// maxTimeout bounds compact.timeout: no summary should take a day.
+const maxTimeout = 24 * time.Hour
+
+// checkRanges refuses numeric settings outside their range and a timeout
+// that is not a positive duration, each with its line.
+func checkRanges(root *yaml.Node) error {
+	sec := mapValue(root, "compact")
+	if sec == nil || sec.Kind != yaml.MappingNode {
+		return nil
+	}
+	var errs []error
+	bad := func(n *yaml.Node, format string, args ...interface{}) {
+		errs = append(errs, &layout.ParseError{Path: ConfigFile, Line: n.Line, Err: fmt.Errorf(format, args...)})
+	}
+	for i := 0; i+1 < len(sec.Content); i += 2 {
+		key, val := sec.Content[i].Value, sec.Content[i+1]
+		if key == "timeout" {
+			if d, err := time.ParseDuration(val.Value); err == nil && (d <= 0 || d > maxTimeout) {
+				bad(val, "compact.timeout %s: want a duration above 0 and at most %s, such as 2m", val.Value, maxTimeout)
+			}
+			continue
+		}
+		r, ok := ranges[key]
+		var n int
+		if !ok || val.Decode(&n) != nil || n >= r.min && n <= r.max || r.none && n == -1 {
+			continue
+		}
+		want := fmt.Sprintf("%d to %d %s", r.min, r.max, r.unit)
+		if r.none {
+			want += ", or -1 for none"
+		}
+		bad(val, "compact.%s %s is out of range: want %s", key, val.Value, want)
+	}
+	return errors.Join(errs...)
+}
+
+// mapValue returns the value of key in the document root's top mapping.
+func mapValue(root *yaml.Node, key string) *yaml.Node {
+	n := root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
 }
 
 // Summarizers lists the names NewSummarizer accepts.

@@ -1,9 +1,14 @@
 package compact
 
 import (
+	"context"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/tmemhq/tmem/layout"
 )
 
 func TestConfig(t *testing.T) {
@@ -79,4 +84,50 @@ func TestConfig(t *testing.T) {
 			t.Errorf("got budget %d, keep weeks %d, recent days %d, stub days %d", o.WisdomBudget, o.KeepWeeks, o.KeepRecentDays, o.KeepStubDays)
 		}
 	})
+}
+
+func TestConfigRanges(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		wantErr    string // "" means accepted
+	}{
+		{"empty file", "", ""},
+		{"every setting in range", "compact:\n  wisdom_budget: 2000\n  weekly_budget: 1500\n  monthly_budget: 4000\n  keep_weeks: 52\n  keep_recent_days: 7\n  keep_stub_days: -1\n  timeout: 2m\n", ""},
+		{"no recent days", "compact:\n  keep_recent_days: -1\n", ""},
+		{"recent days beyond a duration", "compact:\n  keep_recent_days: 200000\n", "tmem.yaml:2: compact.keep_recent_days 200000 is out of range: want 1 to 36500 days, or -1 for none"},
+		{"negative recent days", "compact:\n  keep_recent_days: -3\n", "tmem.yaml:2: compact.keep_recent_days -3 is out of range"},
+		{"stub days beyond a duration", "compact:\n  keep_stub_days: 106752\n", "tmem.yaml:2: compact.keep_stub_days 106752 is out of range"},
+		{"negative weeks", "compact:\n  archive: true\n  keep_weeks: -1\n", "tmem.yaml:3: compact.keep_weeks -1 is out of range: want 1 to 5200 weeks"},
+		{"zero budget", "compact:\n  weekly_budget: 0\n", "tmem.yaml:2: compact.weekly_budget 0 is out of range: want 100 to 1000000 tokens"},
+		{"negative budget", "compact:\n  monthly_budget: -5\n", "tmem.yaml:2: compact.monthly_budget -5 is out of range"},
+		{"negative timeout", "compact:\n  timeout: -5s\n", "tmem.yaml:2: compact.timeout -5s: want a duration above 0"},
+		{"two bad settings", "compact:\n  keep_weeks: 0\n  keep_stub_days: -2\n", "tmem.yaml:3: compact.keep_stub_days -2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := fromTxtar(t, "-- beacon/SOUL.md --\n# Beacon\n-- tmem.yaml --\n"+tt.yaml)
+			_, err := LoadConfig(ws)
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("LoadConfig: %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestKeepRecentDaysBeyondADuration checks that a window of more days
+// than a time.Duration holds keeps the dailies in it, even with the
+// archive off, where a compacted daily is gone for good.
+func TestKeepRecentDaysBeyondADuration(t *testing.T) {
+	for _, days := range []int{106_752, 200_000} {
+		t.Run(strconv.Itoa(days), func(t *testing.T) {
+			ws := genWorkspace(t, day("2026-11-02"), day("2026-11-04"), 2, nil)
+			_, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-18"), KeepRecentDays: days, KeepStubDays: -1, NoArchive: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(paths(t, ws, "beacon", layout.KindDaily)); n != 3 {
+				t.Errorf("%d dailies left, want all 3 within %d days", n, days)
+			}
+		})
+	}
 }

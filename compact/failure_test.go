@@ -1,12 +1,18 @@
 package compact
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/tmemhq/tmem/layout"
 )
@@ -119,5 +125,95 @@ func TestTeammatesNamedLikeLocks(t *testing.T) {
 		if n := len(paths(t, ws, name, layout.KindWeekly)); n != 1 {
 			t.Errorf("%s: %d weeklies", name, n)
 		}
+	}
+}
+
+// TestTeammateLockHeld checks that a run whose teammate lock another
+// process holds gives up after the workspace's wait, saying what it waited
+// for, with an error wrapping layout.ErrLocked, and leaves the dailies.
+func TestTeammateLockHeld(t *testing.T) {
+	ws := genWorkspace(t, day("2026-11-02"), day("2026-11-04"), 2, nil)
+	if _, err := ws.Dir(".tmp/locks"); err != nil {
+		t.Fatal(err)
+	}
+	holder := flock.New(ws.Abs(".tmp/locks/teammate-beacon.lock"))
+	if err := holder.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Unlock()
+	var notices bytes.Buffer
+	ws.Notices, ws.LockWait = &notices, 2*time.Second
+	_, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-18")})
+	if !errors.Is(err, layout.ErrLocked) || !strings.Contains(err.Error(), "teammate-beacon.lock") {
+		t.Fatalf("err = %v, want layout.ErrLocked naming the lock", err)
+	}
+	if !strings.Contains(notices.String(), "waiting for beacon's lock") {
+		t.Errorf("notices %q, want the wait named", notices.String())
+	}
+	if n := len(paths(t, ws, "beacon", layout.KindDaily)); n != 3 {
+		t.Errorf("%d dailies left, want all 3", n)
+	}
+}
+
+// TestUnusableDailiesNamed checks that dailies compaction cannot use (not
+// regular files, names that are no real date) are each named with the
+// reason, left where they are, and fail the run, while the week's other
+// dailies are compacted; a named pipe is never opened.
+func TestUnusableDailiesNamed(t *testing.T) {
+	bad := map[string]string{
+		"beacon/memory/9999-99-99.md":      "is not a real date",
+		"beacon/memory/2026-02-30.md":      "is not a real date",
+		"beacon/memory/0000-01-01.md":      "is not a real date",
+		"beacon/memory/weekly/0000-W01.md": "there is no year 0",
+		"beacon/memory/2026-11-03x.md":     "", // a typed memory's name: not a daily, no failure
+		"beacon/memory/2026-03-11.md":      "not a regular file (a folder)",
+		"beacon/memory/2026-03-13.md":      "not a regular file (a named pipe (FIFO))",
+	}
+	for _, dry := range []bool{true, false} {
+		t.Run(fmt.Sprintf("dry run %v", dry), func(t *testing.T) {
+			ws := genWorkspace(t, day("2026-11-02"), day("2026-11-04"), 2, nil)
+			for rel := range bad {
+				switch {
+				case strings.HasSuffix(rel, "03-11.md"):
+					check(t, os.Mkdir(ws.Abs(rel), 0o755))
+				case strings.HasSuffix(rel, "03-13.md"):
+					check(t, syscall.Mkfifo(ws.Abs(rel), 0o644))
+				default:
+					writeFile(t, ws, rel, "# x\n\n## e\n\nDecision: keep it.\n", day("2026-11-05"))
+				}
+			}
+			res, err := Run(context.Background(), ws, Options{DryRun: dry, Now: fixed("2026-11-18")})
+			if err == nil {
+				t.Fatal("the run succeeded")
+			}
+			failed := map[string]string{}
+			for _, f := range res.Plan.Failed {
+				failed[f.Unit] = f.Error
+			}
+			for rel, why := range bad {
+				if why == "" {
+					if _, ok := failed[rel]; ok {
+						t.Errorf("%s failed: %s", rel, failed[rel])
+					}
+					continue
+				}
+				if !strings.Contains(failed[rel], why) {
+					t.Errorf("%s: failure %q, want %q", rel, failed[rel], why)
+				}
+				if _, err := os.Lstat(ws.Abs(rel)); err != nil {
+					t.Errorf("%s was touched: %v", rel, err)
+				}
+			}
+			if len(res.Plan.Units) != 1 {
+				t.Errorf("%d units planned, want the week of the good dailies", len(res.Plan.Units))
+			}
+		})
+	}
+}
+
+func check(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

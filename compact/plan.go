@@ -52,11 +52,12 @@ type dayFile struct {
 }
 
 func planTeammate(ctx context.Context, ws *layout.Workspace, o *Options, name string, p *Plan) error {
-	files, err := ws.Files(name)
+	files, unusable, err := ws.FilesChecked(name)
 	if err != nil {
 		return fmt.Errorf("compact %s: %w", name, err)
 	}
 	pl := &planner{ctx: ctx, ws: ws, o: o, name: name, now: o.Now(), p: p, files: files, overlay: map[string]*memFile{}}
+	pl.skipUnusable(unusable)
 	for _, f := range files {
 		if f.Kind == layout.KindTyped && f.NameErr == "" || f.Kind == layout.KindWisdom {
 			if _, err := pl.file(f.Path); err != nil {
@@ -103,6 +104,26 @@ func (pl *planner) file(rel string) (*memFile, error) {
 // is and the run fails at its end.
 func (pl *planner) skip(rel string, err error) {
 	pl.p.Failed = append(pl.p.Failed, Failure{Unit: rel, Error: err.Error()})
+}
+
+// skipUnusable records the memory files that cannot be read (not regular
+// files, links leading outside) and the dailies and weeklies whose names
+// are not real dates or weeks: each is left as it is, and the run fails at
+// its end.
+func (pl *planner) skipUnusable(unusable []error) {
+	for _, err := range unusable {
+		var pe *layout.ParseError
+		if errors.As(err, &pe) {
+			pl.skip(pe.Path, fmt.Errorf("%w; left as it is", pe.Err))
+		} else {
+			pl.skip(pl.name, err)
+		}
+	}
+	for _, f := range pl.files {
+		if f.NameErr != "" && (f.Kind == layout.KindDaily || f.Kind == layout.KindWeekly) {
+			pl.skip(f.Path, fmt.Errorf("%s; left as it is: rename it to the %s it holds", f.NameErr, map[layout.Kind]string{layout.KindDaily: "day", layout.KindWeekly: "week"}[f.Kind]))
+		}
+	}
 }
 
 // fail records a unit that could not be planned; its sources are kept.

@@ -73,37 +73,65 @@ func opError(op, rel string, err error) error {
 // and at most limit bytes (0 means MaxFileSize). A file that does not
 // exist gives an error that matches fs.ErrNotExist; every error names rel.
 func (w *Workspace) ReadFile(rel string, limit int64) ([]byte, error) {
+	b, _, err := w.readStamped(rel, limit)
+	return b, err
+}
+
+// readStamped is ReadFile that also returns the stamp of the file read.
+func (w *Workspace) readStamped(rel string, limit int64) ([]byte, FileStamp, error) {
 	if limit <= 0 {
 		limit = MaxFileSize
 	}
 	r, err := w.openRoot()
 	if err != nil {
-		return nil, err
+		return nil, FileStamp{}, err
 	}
 	defer r.Close()
+	f, err := openRegular(r, rel)
+	if err != nil {
+		return nil, FileStamp{}, err
+	}
+	defer f.Close()
+	return readOpen(f, rel, limit)
+}
+
+// openRegular opens rel without blocking and refuses anything but a
+// regular file.
+func openRegular(r *os.Root, rel string) (*os.File, error) {
 	f, err := r.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		return nil, accessError(rel, err)
 	}
-	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return nil, accessError(rel, err)
 	}
 	if !st.Mode().IsRegular() {
+		f.Close()
 		return nil, &ParseError{Path: rel, Err: fmt.Errorf("%w (%s): tmem reads only regular files", ErrNotRegular, modeName(st.Mode()))}
 	}
-	if st.Size() > limit {
-		return nil, tooLarge(rel, st.Size(), limit)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	return f, nil
+}
+
+// readOpen reads the open file f (rel) from its start, at most limit
+// bytes, and returns its stamp as of before the read.
+func readOpen(f *os.File, rel string, limit int64) ([]byte, FileStamp, error) {
+	st, err := f.Stat()
 	if err != nil {
-		return nil, accessError(rel, err)
+		return nil, FileStamp{}, accessError(rel, err)
+	}
+	if st.Size() > limit {
+		return nil, FileStamp{}, tooLarge(rel, st.Size(), limit)
+	}
+	b, err := io.ReadAll(io.LimitReader(io.NewSectionReader(f, 0, limit+1), limit+1))
+	if err != nil {
+		return nil, FileStamp{}, accessError(rel, err)
 	}
 	if int64(len(b)) > limit {
-		return nil, tooLarge(rel, int64(len(b)), limit)
+		return nil, FileStamp{}, tooLarge(rel, int64(len(b)), limit)
 	}
-	return b, nil
+	return b, FileStampOf(st), nil
 }
 
 func tooLarge(rel string, n, limit int64) error {
@@ -227,6 +255,16 @@ func (w *Workspace) EntryCheck(dir string, e fs.DirEntry) (fs.FileInfo, error) {
 // fsynced. A crash leaves the old file or the new one. rel itself must
 // not be a symlink: tmem does not write through links.
 func (w *Workspace) writeAtomic(rel string, data []byte) error {
+	return w.replace(rel, data, nil)
+}
+
+// guard runs just before replace renames its temp file over name; the
+// func it returns runs once the rename is durable. An error from guard
+// leaves the file as it is.
+type guard func(r *os.Root, name string) (after func() error, err error)
+
+// replace is writeAtomic with an optional guard around the rename.
+func (w *Workspace) replace(rel string, data []byte, g guard) error {
 	r, err := w.openRoot()
 	if err != nil {
 		return err
@@ -245,11 +283,24 @@ func (w *Workspace) writeAtomic(rel string, data []byte) error {
 		r.Remove(tmp)
 		return opError("create", rel, err)
 	}
+	after := func() error { return nil }
+	if g != nil {
+		if after, err = g(r, name); err != nil {
+			r.Remove(tmp)
+			return err
+		}
+	}
+	if w.beforeRename != nil {
+		w.beforeRename()
+	}
 	if err := r.Rename(tmp, name); err != nil {
 		r.Remove(tmp)
 		return opError("replace", rel, err)
 	}
-	return syncRootDir(r, dir)
+	if err := syncRootDir(r, dir); err != nil {
+		return err
+	}
+	return after()
 }
 
 func writeSynced(r *os.Root, name string, data []byte) error {

@@ -76,8 +76,17 @@ var MemoryDirs = []string{"memory", "memory/weekly", "memory/monthly", "memory/"
 // typed memories, weekly and monthly summaries), sorted by path. Dot-files
 // and files that are not Markdown are skipped.
 func (w *Workspace) Files(name string) ([]File, error) {
+	files, _, err := w.FilesChecked(name)
+	return files, err
+}
+
+// FilesChecked is Files, with an error for each Markdown name in the
+// memory folders that Files leaves out because it cannot be read: not a
+// regular file (a folder, a named pipe, a device) or a link leading
+// outside the workspace or nowhere. Nothing is opened to find them.
+func (w *Workspace) FilesChecked(name string) (files []File, unusable []error, err error) {
 	if err := ValidateName(name); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []File
 	for _, k := range []struct {
@@ -93,18 +102,20 @@ func (w *Workspace) Files(name string) ([]File, error) {
 		ents, err := w.ReadDir(dir)
 		if err != nil {
 			if errors.Is(err, ErrOutside) {
+				unusable = append(unusable, err)
 				continue // checkTree reports it
 			}
-			return nil, fmt.Errorf("list %s: %w", dir, err)
+			return nil, nil, fmt.Errorf("list %s: %w", dir, err)
 		}
 		for _, e := range ents {
 			fn := e.Name()
 			if strings.HasPrefix(fn, ".") || !strings.HasSuffix(fn, ".md") {
 				continue
 			}
-			info, ok := w.EntryInfo(dir, e)
-			if !ok {
-				continue // not a regular file, or a link leading outside: doctor reports it
+			info, err := w.EntryCheck(dir, e)
+			if err != nil {
+				unusable = append(unusable, err)
+				continue
 			}
 			f := Classify(name, sub, fn)
 			f.Size, f.ModTime = info.Size(), info.ModTime()
@@ -112,7 +123,7 @@ func (w *Workspace) Files(name string) ([]File, error) {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	return out, unusable, nil
 }
 
 // RecentDailies returns the teammate's daily logs of the days days up to
@@ -157,7 +168,7 @@ func Classify(teammate, sub, fn string) File {
 	case sub == "memory/"+ArchiveDir:
 		f.Kind, f.Month = KindArchive, base
 		t, err := time.Parse("2006-01", base)
-		if !monthlyRe().MatchString(fn) || err != nil {
+		if !monthlyRe().MatchString(fn) || err != nil || t.Year() < 1 {
 			f.NameErr = fmt.Sprintf("archive file name %q is not a valid YYYY-MM.md", fn)
 		} else {
 			f.Date = t
@@ -181,7 +192,7 @@ func Classify(teammate, sub, fn string) File {
 	case sub == "memory/monthly":
 		f.Kind, f.Month = KindMonthly, base
 		t, err := time.Parse("2006-01", base)
-		if !monthlyRe().MatchString(fn) || err != nil {
+		if !monthlyRe().MatchString(fn) || err != nil || t.Year() < 1 {
 			f.NameErr = fmt.Sprintf("monthly summary file name %q is not a valid YYYY-MM.md", fn)
 		} else {
 			f.Date = t
@@ -189,7 +200,7 @@ func Classify(teammate, sub, fn string) File {
 	case dailyRe().MatchString(fn):
 		f.Kind = KindDaily
 		t, err := time.Parse(DateLayout, base)
-		if err != nil {
+		if err != nil || t.Year() < 1 {
 			f.NameErr = fmt.Sprintf("daily log file name %q is not a real date", fn)
 		} else {
 			f.Date = t

@@ -16,8 +16,17 @@ func Day(t time.Time) time.Time {
 
 // InRecentWindow reports whether a daily log for day falls within the days
 // most recent days ending at now (day and now are compared as dates).
+// Days are counted on the calendar, so no number of days overflows.
 func InRecentWindow(day, now time.Time, days int) bool {
-	today := Day(now)
-	d := Day(day)
-	return !d.After(today) && today.Sub(d) < time.Duration(days)*24*time.Hour
+	today, d := Day(now), Day(day)
+	switch {
+	case days <= 0 || d.After(today):
+		return false
+	case days > maxWindowDays:
+		return true
+	}
+	return d.After(today.AddDate(0, 0, -days))
 }
+
+// maxWindowDays is a window longer than any calendar date tmem reads.
+const maxWindowDays = 1 << 22

@@ -27,6 +27,9 @@ func ParseWeek(s string) (Week, error) {
 	if _, err := fmt.Sscanf(s, "%04d-W%02d", &w.Year, &w.Num); err != nil {
 		return w, fmt.Errorf("week %q: want YYYY-Wnn", s)
 	}
+	if w.Year < 1 {
+		return w, fmt.Errorf("week %q: there is no year 0", s)
+	}
 	if w.Num < 1 || w.Num > WeeksInYear(w.Year) {
 		return w, fmt.Errorf("week %q does not exist: %d has %d ISO weeks", s, w.Year, WeeksInYear(w.Year))
 	}

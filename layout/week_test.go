@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -67,14 +68,20 @@ func TestInRecentWindow(t *testing.T) {
 	now := time.Date(2026, 11, 20, 23, 30, 0, 0, time.UTC)
 	tests := []struct {
 		date string
+		days int
 		want bool
 	}{
-		{"2026-11-20", true}, {"2026-11-14", true}, {"2026-11-13", false}, {"2026-11-21", false},
+		{"2026-11-20", RecentDays, true}, {"2026-11-14", RecentDays, true}, {"2026-11-13", RecentDays, false}, {"2026-11-21", RecentDays, false},
+		{"2026-11-20", 0, false}, {"2026-11-20", -1, false},
+		{"2025-11-21", 365, true}, {"2025-11-20", 365, false},
+		// Days whose nanoseconds overflow a time.Duration.
+		{"2000-01-01", 106_752, true}, {"2000-01-01", 200_000, true}, {"1500-01-01", 200_000, true},
+		{"1500-01-01", int(^uint(0) >> 1), true}, {"2026-11-21", int(^uint(0) >> 1), false},
 	}
 	for _, tt := range tests {
-		t.Run(tt.date, func(t *testing.T) {
-			if got := InRecentWindow(day(tt.date), now, RecentDays); got != tt.want {
-				t.Errorf("InRecentWindow(%s) = %v, want %v", tt.date, got, tt.want)
+		t.Run(fmt.Sprintf("%s within %d days", tt.date, tt.days), func(t *testing.T) {
+			if got := InRecentWindow(day(tt.date), now, tt.days); got != tt.want {
+				t.Errorf("InRecentWindow(%s, %d) = %v, want %v", tt.date, tt.days, got, tt.want)
 			}
 		})
 	}

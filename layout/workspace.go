@@ -3,11 +3,13 @@ package layout
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/tmemhq/tmem/templates"
 )
@@ -19,7 +21,18 @@ const DirName = ".teammates"
 type Workspace struct {
 	Root string // absolute, cleaned path of the .teammates folder
 
+	// Notices receives a line when a command waits for a lock that
+	// another process holds; nil means none.
+	Notices io.Writer
+	// LockWait is how long Lock waits for a lock that another process
+	// holds before it gives up with ErrLocked; 0 means DefaultLockWait,
+	// negative means until the context is done.
+	LockWait time.Duration
+
 	team *teamCache // set by CacheTeammates
+
+	lockNotice   time.Duration // tests: when the wait notice comes; 0 means a second
+	beforeRename func()        // tests: runs just before a write's rename
 }
 
 // Open opens the workspace at dir: either the .teammates folder itself or

@@ -111,27 +111,6 @@ func syncDir(dir string) error {
 	return syncFolder(d, dir)
 }
 
-// Lock takes the teammate's advisory lock, waiting until ctx is done. Every
-// write to the teammate's memory files (appends, typed memories,
-// compaction) holds it. The returned func releases it.
-func (w *Workspace) Lock(ctx context.Context, teammate string) (func(), error) {
-	if err := ValidateName(teammate); err != nil {
-		return nil, err
-	}
-	fl, err := w.lockFile("teammate-" + teammate)
-	if err != nil {
-		return nil, err
-	}
-	ok, err := fl.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil || !ok {
-		if err == nil {
-			err = ctx.Err()
-		}
-		return nil, fmt.Errorf("lock %s: %w", teammate, err)
-	}
-	return func() { fl.Unlock() }, nil
-}
-
 // TryLockWorkspace takes the workspace-wide lock named name (such as
 // "compact") if it is free; ok is false when another process holds it.
 // Workspace locks live in their own namespace, so no teammate name can
@@ -187,6 +166,9 @@ func (w *Workspace) AppendDaily(ctx context.Context, name string, day time.Time,
 	if err := ValidateName(name); err != nil {
 		return "", err
 	}
+	if y := day.Year(); y < 1 || y > 9999 {
+		return "", fmt.Errorf("date %s: a daily log's name holds a year from 0001 to 9999", day.Format(DateLayout))
+	}
 	heading = strings.Join(strings.Fields(heading), " ")
 	if heading == "" {
 		return "", errors.New("entry heading is empty")
@@ -222,46 +204,50 @@ func stamped(opts []WriteOption, t time.Time, body string) string {
 	return Stamp(t) + "\n\n" + body
 }
 
-// appendEntry returns a daily log with one more entry at its end.
+// appendEntry returns a daily log with one more entry at its end (see
+// appendBlock).
 func appendEntry(old []byte, day time.Time, heading, body string) []byte {
-	var b bytes.Buffer
 	if len(bytes.TrimSpace(old)) == 0 {
-		b.WriteString("# " + day.Format(DateLayout) + "\n")
-	} else {
-		b.Write(bytes.TrimRight(old, " \t\r\n"))
-		b.WriteString("\n")
+		old = []byte("# " + day.Format(DateLayout) + lineEnding(old))
 	}
-	b.WriteString("\n## " + heading + "\n")
+	entry := "## " + heading
 	if strings.HasPrefix(body, "<!-- tmem:at ") {
-		b.WriteString(body + "\n")
+		entry += "\n" + body
 	} else if body != "" {
-		b.WriteString("\n" + body + "\n")
+		entry += "\n\n" + body
 	}
+	return appendBlock(old, entry)
+}
+
+// appendBlock returns text with block added at its end, after a blank
+// line. The bytes of text stay as they are: a missing final newline is
+// added, and a code fence text leaves open is closed, so the block is
+// read as a block of its own; block's lines end as text's lines do (CRLF
+// or LF).
+func appendBlock(text []byte, block string) []byte {
+	var b bytes.Buffer
+	eol := lineEnding(text)
+	b.Write(text)
+	if len(text) > 0 && !bytes.HasSuffix(text, []byte("\n")) {
+		b.WriteString(eol)
+	}
+	if fence := openFence(string(text)); fence != "" {
+		b.WriteString(fence + eol)
+	}
+	if last := bytes.TrimSuffix(bytes.TrimSuffix(b.Bytes(), []byte("\n")), []byte("\r")); len(bytes.TrimSpace(text)) > 0 && !bytes.HasSuffix(last, []byte("\n")) {
+		b.WriteString(eol) // a blank line before the block
+	}
+	b.WriteString(strings.ReplaceAll(strings.ReplaceAll(block, "\r\n", "\n"), "\n", eol) + eol)
 	return b.Bytes()
 }
 
-// update rewrites the workspace file rel under the teammate's lock: fn gets
-// the current content (nil and false when the file does not exist) and
-// returns the new one, which is written atomically.
-func (w *Workspace) update(ctx context.Context, name, rel string, fn func(old []byte, exists bool) ([]byte, error)) error {
-	unlock, err := w.Lock(ctx, name)
-	if err != nil {
-		return err
+// lineEnding is the line ending text uses: CRLF when its first line ends
+// so, else LF.
+func lineEnding(text []byte) string {
+	if i := bytes.IndexByte(text, '\n'); i > 0 && text[i-1] == '\r' {
+		return "\r\n"
 	}
-	defer unlock()
-	old, err := w.ReadFile(rel, MaxFileSize)
-	exists := err == nil
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	data, err := fn(old, exists)
-	if err != nil {
-		return err
-	}
-	if err := keepsReadable(rel, data); err != nil {
-		return err
-	}
-	return w.WriteFile(rel, data)
+	return "\n"
 }
 
 // keepsReadable refuses a write whose result tmem could not read back:
@@ -384,7 +370,7 @@ func memoryBytes(rel string, old []byte, exists bool, m Memory, body string, mod
 		if mode == ModeOverwrite {
 			d.Body = []byte("\n" + body + "\n")
 		} else {
-			d.Body = []byte(strings.TrimRight(string(d.Body), " \t\r\n") + "\n\n" + body + "\n")
+			d.Body = appendBlock(d.Body, body)
 		}
 	}
 	for _, f := range fields {

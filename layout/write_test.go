@@ -135,6 +135,9 @@ func TestFilesClassifiesEveryKind(t *testing.T) {
 	for rel, body := range map[string]string{
 		"beacon/memory/2026-03-14.md":            "# 2026-03-14\n",
 		"beacon/memory/2026-02-30.md":            "# bad\n",
+		"beacon/memory/0000-01-01.md":            "# year 0\n",
+		"beacon/memory/weekly/0000-W01.md":       "x",
+		"beacon/memory/monthly/0000-01.md":       "x",
 		"beacon/memory/feedback_no_mocks.md":     "---\ntype: feedback\n---\n",
 		"beacon/memory/notes.md":                 "x",
 		"beacon/memory/weekly/2026-W11.md":       "x",
@@ -170,11 +173,14 @@ func TestFilesClassifiesEveryKind(t *testing.T) {
 		"beacon/GOALS.md goals",
 		"beacon/SOUL.md soul",
 		"beacon/WISDOM.md wisdom",
+		"beacon/memory/0000-01-01.md daily ERR",
 		"beacon/memory/2026-02-30.md daily ERR",
 		"beacon/memory/2026-03-14.md daily 2026-03-14",
 		"beacon/memory/feedback_no_mocks.md typed type=feedback",
+		"beacon/memory/monthly/0000-01.md monthly ERR",
 		"beacon/memory/monthly/2025-10.md monthly 2025-10-01",
 		"beacon/memory/notes.md typed ERR",
+		"beacon/memory/weekly/0000-W01.md weekly ERR",
 		"beacon/memory/weekly/2025-W53.md weekly ERR",
 		"beacon/memory/weekly/2026-W11.md weekly 2026-03-09",
 	}
@@ -211,6 +217,10 @@ const crashChildEnv = "LAYOUT_CRASH_CHILD"
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(crashChildEnv); dir != "" {
 		crashChild(dir)
+		return
+	}
+	if arg := os.Getenv(appenderEnv); arg != "" {
+		appenderChild(arg)
 		return
 	}
 	os.Exit(m.Run())

@@ -1,0 +1,75 @@
+package layout
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// onWrite is a notice writer that records lines and runs a func on the
+// first.
+type onWrite struct {
+	lines []string
+	first func()
+}
+
+func (o *onWrite) Write(p []byte) (int, error) {
+	o.lines = append(o.lines, string(p))
+	if len(o.lines) == 1 && o.first != nil {
+		o.first()
+	}
+	return len(p), nil
+}
+
+func TestLockWaitsBoundedAndSaysSo(t *testing.T) {
+	tests := []struct {
+		name       string
+		held       bool
+		wait       time.Duration
+		onNotice   string // "release" the holder or "cancel" the context
+		wantErr    error
+		wantNotice bool
+	}{
+		{name: "free", wait: time.Hour},
+		{name: "held longer than the wait", held: true, wait: 300 * time.Millisecond, wantErr: ErrLocked, wantNotice: true},
+		{name: "released while waiting", held: true, wait: -1, onNotice: "release", wantNotice: true},
+		{name: "context done while waiting", held: true, wait: -1, onNotice: "cancel", wantErr: context.Canceled, wantNotice: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := newWorkspace(t, "beacon")
+			ws.LockWait, ws.lockNotice = tt.wait, 20*time.Millisecond
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if _, err := ws.Dir(".tmp/locks"); err != nil {
+				t.Fatal(err)
+			}
+			holder := flock.New(ws.Abs(".tmp/locks/teammate-beacon.lock"))
+			if tt.held {
+				if err := holder.Lock(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			defer holder.Unlock()
+			notices := &onWrite{first: map[string]func(){"release": func() { holder.Unlock() }, "cancel": cancel, "": nil}[tt.onNotice]}
+			ws.Notices = notices
+			unlock, err := ws.Lock(ctx, "beacon")
+			if tt.wantErr == nil && err != nil || !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Lock: %v, want %v", err, tt.wantErr)
+			}
+			if err == nil {
+				unlock()
+			}
+			if errors.Is(err, ErrLocked) && !strings.Contains(err.Error(), ".teammates/.tmp/locks/teammate-beacon.lock") {
+				t.Errorf("error does not name the lock file: %v", err)
+			}
+			if tt.wantNotice != (len(notices.lines) == 1) || tt.wantNotice && !strings.Contains(notices.lines[0], "waiting for beacon's lock") {
+				t.Errorf("notices %q, want one: %v", notices.lines, tt.wantNotice)
+			}
+		})
+	}
+}
