@@ -71,8 +71,11 @@ func (c Command) Summarize(ctx context.Context, req Request) (string, error) {
 		return "", fmt.Errorf("command summarizer %s: timed out after %s; stopped it and everything it started", c.Argv[0], timeout)
 	case err != nil:
 		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			return "", fmt.Errorf("command summarizer %s: %w (nothing on stderr)", c.Argv[0], err)
+		}
 		if len(msg) > 200 {
-			msg = msg[:200] + "…"
+			msg = strings.ToValidUTF8(msg[:200], "") + "…"
 		}
 		return "", fmt.Errorf("command summarizer %s: %w: %s", c.Argv[0], err, msg)
 	}

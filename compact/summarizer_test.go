@@ -486,3 +486,26 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestCommandFailureSaysWhatItPrinted: a program that fails is reported
+// with what it wrote on stderr, cut whole characters at a time, or with a
+// word that it wrote nothing (never a dangling ": ").
+func TestCommandFailureSaysWhatItPrinted(t *testing.T) {
+	tests := []struct {
+		name, script, want string
+	}{
+		{"nothing on stderr", "exit 3", "exit status 3 (nothing on stderr)"},
+		{"a message", "echo 'model not found' >&2; exit 3", "exit status 3: model not found"},
+		{"a long message of multi-byte characters", "printf 'é%.0s' $(seq 300) >&2; exit 3", "exit status 3: " + strings.Repeat("é", 100) + "…"},
+	}
+	req := Request{Kind: KindWeekly, Teammate: "beacon", Unit: "2026-W11", Period: "2026-03-09 to 2026-03-15",
+		Sources: []Source{{Path: "memory/2026-03-10.md", Text: "# 2026-03-10\n\n## Work\n\n- Fixed it.\n"}}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Command{Argv: []string{"sh", "-c", "cat >/dev/null; " + tt.script}, Timeout: 10 * time.Second}.Summarize(context.Background(), req)
+			if err == nil || !strings.HasSuffix(err.Error(), tt.want) {
+				t.Errorf("err = %v, want it to end with %q", err, tt.want)
+			}
+		})
+	}
+}

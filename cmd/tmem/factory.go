@@ -44,6 +44,9 @@ func (f *factory) Workspace() (*layout.Workspace, error) {
 		return nil, err
 	}
 	ws.CacheTeammates(time.Now)
+	if !f.quiet {
+		ws.Notices = f.stderr // a wait for another process's lock
+	}
 	return ws, nil
 }
 
@@ -161,7 +164,8 @@ const exitCodesHelp = `Exit codes:
   1  failure, or findings (tmem doctor)
   2  usage error (bad flag, argument or name)
   3  no workspace found (run 'tmem init')
-  4  locked: another tmem compact is running on this workspace
+  4  locked: another tmem compact is running on this workspace, or another
+     tmem process held a teammate or an index past the wait
 `
 
 type usageError struct{ error }
@@ -204,7 +208,7 @@ func (f *factory) exitCode(err error) int {
 	case errors.Is(err, layout.ErrNoWorkspace):
 		fmt.Fprintf(f.stderr, "hint: run 'tmem init' to create one, or pass --dir PATH\n")
 		return exitNoWorkspace
-	case errors.Is(err, errLocked), errors.Is(err, recall.ErrLocked):
+	case errors.Is(err, errLocked), errors.Is(err, recall.ErrLocked), errors.Is(err, layout.ErrLocked):
 		return exitLocked
 	case errors.As(err, &ut) && ut.Why != nil:
 		return exitFailure
