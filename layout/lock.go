@@ -44,42 +44,59 @@ func (w *Workspace) Lock(ctx context.Context, teammate string) (func(), error) {
 
 // waitLock takes fl, waiting as Lock describes.
 func (w *Workspace) waitLock(ctx context.Context, fl *flock.Flock, teammate, rel string) error {
-	ok, err := fl.TryLock()
-	if err != nil || ok {
-		return lockError(teammate, err)
-	}
 	wait := w.LockWait
 	if wait == 0 {
 		wait = DefaultLockWait
-	}
-	var expired <-chan time.Time
-	if wait > 0 {
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		expired = t.C
 	}
 	after := w.lockNotice
 	if after <= 0 {
 		after = time.Second
 	}
-	notice := time.NewTimer(after)
-	defer notice.Stop()
+	err := WaitLock(ctx, fl, false, wait, after, func() {
+		if w.Notices != nil {
+			fmt.Fprintf(w.Notices, "tmem: waiting for %s's lock (%s/%s), held by another process\n", teammate, DirName, rel)
+		}
+	})
+	if errors.Is(err, ErrLocked) {
+		return fmt.Errorf("lock %s: %w: gave up after %s waiting for %s/%s; "+
+			"another tmem (log, remember or compact) holds it, or a stuck one does", teammate, ErrLocked, wait, DirName, rel)
+	}
+	return lockError(teammate, err)
+}
+
+// WaitLock takes fl, shared or for writing, trying again every few
+// milliseconds while another process holds it: until it is free, ctx is
+// done (its error), or wait has passed (ErrLocked; a negative wait never
+// passes). After noticeAfter of waiting it calls notice, once.
+func WaitLock(ctx context.Context, fl *flock.Flock, shared bool, wait, noticeAfter time.Duration, notice func()) error {
+	try := fl.TryLock
+	if shared {
+		try = fl.TryRLock
+	}
+	if ok, err := try(); err != nil || ok {
+		return err
+	}
+	var expired <-chan time.Time
+	if wait >= 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		expired = t.C
+	}
+	noticed := time.NewTimer(noticeAfter)
+	defer noticed.Stop()
 	poll := time.NewTicker(lockPoll)
 	defer poll.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return lockError(teammate, ctx.Err())
+			return ctx.Err()
 		case <-expired:
-			return fmt.Errorf("lock %s: %w: gave up after %s waiting for %s/%s; "+
-				"another tmem (log, remember or compact) holds it, or a stuck one does", teammate, ErrLocked, wait, DirName, rel)
-		case <-notice.C:
-			if w.Notices != nil {
-				fmt.Fprintf(w.Notices, "tmem: waiting for %s's lock (%s/%s), held by another process\n", teammate, DirName, rel)
-			}
+			return ErrLocked
+		case <-noticed.C:
+			notice()
 		case <-poll.C:
-			if ok, err := fl.TryLock(); err != nil || ok {
-				return lockError(teammate, err)
+			if ok, err := try(); err != nil || ok {
+				return err
 			}
 		}
 	}

@@ -469,30 +469,14 @@ func (ix *Index) lockScope(ctx context.Context, name string, write bool) (*scope
 // the lock timeout for another process to let go of it, and saying so
 // after a second.
 func (ix *Index) waitLock(ctx context.Context, fl *flock.Flock, name string, write bool) error {
-	try, wait := fl.TryRLock, fl.TryRLockContext
-	if write {
-		try, wait = fl.TryLock, fl.TryLockContext
-	}
-	if ok, err := try(); ok || err != nil {
-		return err
-	}
 	timeout := ix.opts.LockTimeout
 	if timeout <= 0 {
 		timeout = DefaultLockTimeout
 	}
-	tctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	notice := time.AfterFunc(min(time.Second, timeout/2), func() {
+	err := layout.WaitLock(ctx, fl, !write, timeout, min(time.Second, timeout/2), func() {
 		ix.warnf("recall: waiting for the index of %s, which another tmem process holds (at most %s)", scopeLabel(name), timeout)
 	})
-	defer notice.Stop()
-	ok, err := wait(tctx, 10*time.Millisecond)
-	switch {
-	case ok:
-		return nil
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case err == nil || errors.Is(err, context.DeadlineExceeded):
+	if errors.Is(err, layout.ErrLocked) {
 		return fmt.Errorf("%w: gave up after %s (a stopped or hung tmem index, compact or serve?)", ErrLocked, timeout)
 	}
 	return err
