@@ -5,7 +5,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/tmemhq/tmem/internal/lazyregexp"
 	"github.com/tmemhq/tmem/layout"
@@ -221,7 +220,7 @@ func (pl *planner) memories() []*memory {
 		m.text = d.Get("name") + "\n" + d.Get("description") + "\n" + rule(m.body)
 		st := strings.ToLower(d.Get("status"))
 		m.evol = mf.Fresh || st == "active" || st == "evolving" ||
-			pl.now.Sub(mf.ModTime) < time.Duration(pl.o.EvolvingDays)*24*time.Hour
+			mf.ModTime.After(pl.now.AddDate(0, 0, -pl.o.EvolvingDays))
 		out = append(out, m)
 	}
 	return out

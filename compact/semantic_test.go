@@ -289,3 +289,43 @@ func TestEditedWisdomKept(t *testing.T) {
 		t.Errorf("its Sources line was not updated:\n%s", w)
 	}
 }
+
+// TestEvolvingDaysBeyondADuration: a window of more days than a
+// time.Duration holds (about 292 years) keeps every memory evolving, as
+// any long window does, instead of overflowing into none.
+func TestEvolvingDaysBeyondADuration(t *testing.T) {
+	ws := fromTxtar(t, `-- beacon/SOUL.md --
+# Beacon
+-- beacon/memory/feedback_staging.md --
+---
+name: Test on staging
+description: Run integration tests on staging
+type: feedback
+---
+
+Run integration tests on staging.
+-- beacon/memory/feedback_real_db.md --
+---
+name: Real database in tests
+description: Integration tests use the real database
+type: feedback
+---
+
+Integration tests must use the real database on staging.
+`)
+	old := day("2026-06-01")
+	for _, f := range mustFiles(t, ws, "beacon") {
+		os.Chtimes(ws.Abs(f.Path), old, old)
+	}
+	res, err := Run(context.Background(), ws, Options{Semantic: true, Now: fixed("2026-11-18"), EvolvingDays: 200_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Deleted) != 0 {
+		t.Errorf("deleted %q: memories inside the window are still evolving", res.Deleted)
+	}
+	w, _ := os.ReadFile(ws.Abs("beacon/WISDOM.md"))
+	if !regexp.MustCompile(`feedback_staging.md sha256:[0-9a-f]{12} \(active\)`).Match(w) {
+		t.Errorf("the memory is not cited as active:\n%s", w)
+	}
+}
