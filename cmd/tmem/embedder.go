@@ -36,11 +36,7 @@ func openEmbedder(f *factory, flag string, w minilm.Workload) (recall.Embedder, 
 	if err != nil {
 		return nil, nil // no cache folder to look in: nothing installed
 	}
-	id, err := minilm.Identity(dir)
-	var prev string
-	if err == nil {
-		prev, err = minilm.PreviousIdentity(dir)
-	}
+	id, prev, err := minilm.Identities(dir)
 	switch {
 	case err == nil:
 		return recall.NewLazyEmbedder(id, func(ctx context.Context) (recall.Embedder, error) {

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/recall/minilm/internal/onnxrt"
 )
 
@@ -152,11 +153,7 @@ func Open(o Options) (*Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, err := identity(o.ModelDir)
-	if err != nil {
-		return nil, err
-	}
-	previous, err := PreviousIdentity(o.ModelDir)
+	id, previous, err := identities(o.ModelDir)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +263,7 @@ func checkModelDir(dir string) error {
 		return err
 	}
 	for _, name := range names {
-		f, err := openRegular(filepath.Join(dir, name))
+		f, err := layout.OpenRegular(filepath.Join(dir, name))
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%w: %s not found in %s; run 'tmem model pull'", ErrNoModel, name, dir)
 		}
@@ -294,34 +291,37 @@ func readConfig(dir string) (modelConfig, error) {
 }
 
 // identity hashes the model files' sums with PipelineVersion.
-func identity(dir string) (string, error) { return identityOf(dir, PipelineVersion) }
+func identity(dir string) (string, error) {
+	id, _, err := identities(dir)
+	return id, err
+}
 
-// PreviousIdentity is the Identity the model in dir had under the previous
-// pipeline: vectors stored under it are this pipeline's for every text
-// DiffersFromPrevious does not report.
-func PreviousIdentity(dir string) (string, error) { return identityOf(dir, previousPipeline) }
-
-// identityOf hashes the model files' sums with a pipeline version.
-func identityOf(dir, pipeline string) (string, error) {
-	h := sha256.New()
-	io.WriteString(h, pipeline+"\n")
+// identities takes the model files' sums once and hashes them with
+// PipelineVersion (the identity) and with previousPipeline (the identity
+// vectors stored under the previous pipeline carry).
+func identities(dir string) (current, previous string, err error) {
 	names, err := modelFiles(dir)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	sums, err := cachedSums(dir, names)
 	if err != nil {
-		return "", fmt.Errorf("model identity: %w", err)
+		return "", "", fmt.Errorf("model identity: %w", err)
 	}
-	for _, name := range names {
-		fmt.Fprintf(h, "%s %s\n", sums[name], name)
+	of := func(pipeline string) string {
+		h := sha256.New()
+		io.WriteString(h, pipeline+"\n")
+		for _, name := range names {
+			fmt.Fprintf(h, "%s %s\n", sums[name], name)
+		}
+		return "all-MiniLM-L6-v2@" + hex.EncodeToString(h.Sum(nil))[:16]
 	}
-	return "all-MiniLM-L6-v2@" + hex.EncodeToString(h.Sum(nil))[:16], nil
+	return of(PipelineVersion), of(previousPipeline), nil
 }
 
 // fileSum returns the hex sha256 and size of a file.
 func fileSum(path string) (string, int64, error) {
-	f, err := openRegular(path)
+	f, err := layout.OpenRegular(path)
 	if err != nil {
 		return "", 0, err
 	}

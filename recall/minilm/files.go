@@ -3,7 +3,6 @@ package minilm
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/tmemhq/tmem/layout"
 )
@@ -12,15 +11,10 @@ import (
 // tokenizer, the sums, variant and runtime stamps, a cache manifest.
 const maxSideFile = 16 << 20
 
-// openRegular opens path for reading if it is a regular file; a FIFO or
-// a device in a model folder would otherwise block the process or feed it
-// without end (see layout.OpenRegular).
-func openRegular(path string) (*os.File, error) { return layout.OpenRegular(path) }
-
 // readRegular reads the regular file path whole, refusing one over
 // maxSideFile bytes.
 func readRegular(path string) ([]byte, error) {
-	f, err := openRegular(path)
+	f, err := layout.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

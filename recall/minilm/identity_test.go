@@ -45,7 +45,7 @@ func TestIdentityWithoutOpening(t *testing.T) {
 func TestSucceedsPreviousPipeline(t *testing.T) {
 	e := openTiny(t, BackendGo)
 	dir := tinyModel(t)
-	prev, err := PreviousIdentity(dir)
+	_, prev, err := Identities(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestSucceedsPreviousPipeline(t *testing.T) {
 	}
 	other := copyDir(t, tinyDir)
 	writeFile(t, other+"/config.json", `{"hidden_size": 32, "changed": true}`)
-	otherPrev, err := PreviousIdentity(other)
+	_, otherPrev, err := Identities(other)
 	if err != nil {
 		t.Fatal(err)
 	}

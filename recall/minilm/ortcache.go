@@ -266,7 +266,7 @@ func writeManifest(entry string, m manifest) error {
 // sealFile hashes and syncs one file, and returns its sum with the stamp it
 // had throughout.
 func sealFile(path string) (cachedSum, error) {
-	f, err := openRegular(path)
+	f, err := layout.OpenRegular(path)
 	if err != nil {
 		return cachedSum{}, err
 	}

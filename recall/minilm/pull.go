@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tmemhq/tmem/layout"
 )
 
 // File is one pinned model file.
@@ -356,7 +358,7 @@ func contentRange(v string) (start, total int64) {
 
 // hashExisting feeds an existing partial file to h and returns its length.
 func hashExisting(path string, h hash.Hash) (int64, error) {
-	f, err := openRegular(path)
+	f, err := layout.OpenRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
@@ -461,7 +463,7 @@ func (m Manifest) Install(from, dir string) error {
 // copyVerified copies src to dest through a temporary file that is renamed
 // only once its sum is right.
 func copyVerified(src, dest string, f File) error {
-	in, err := openRegular(src)
+	in, err := layout.OpenRegular(src)
 	if err != nil {
 		return err
 	}

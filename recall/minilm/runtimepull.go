@@ -203,7 +203,7 @@ func installLibrary(archive string, pin RuntimeArchive, libPath string) (Runtime
 
 // readLibrary returns the regular file called name from a .tgz archive.
 func readLibrary(archive, name string) ([]byte, error) {
-	f, err := openRegular(archive)
+	f, err := layout.OpenRegular(archive)
 	if err != nil {
 		return nil, err
 	}
