@@ -200,32 +200,7 @@ func sortStrings(s []string) {
 // active, and returns the workspace.
 func wisdomFixture(t *testing.T) *layout.Workspace {
 	t.Helper()
-	ws := fromTxtar(t, `-- beacon/SOUL.md --
-# Beacon
--- beacon/memory/feedback_staging.md --
----
-name: Test on staging
-description: Run integration tests on staging
-type: feedback
-status: active
----
-
-Run integration tests on staging.
-
-**Why:** local fakes hid a schema bug.
--- beacon/memory/feedback_real_db.md --
----
-name: Real database in tests
-description: Integration tests use the real database
-type: feedback
----
-
-Integration tests must use the real database on staging.
-`)
-	old := day("2026-06-01")
-	for _, f := range mustFiles(t, ws, "beacon") {
-		os.Chtimes(ws.Abs(f.Path), old, old)
-	}
+	ws := settledPair(t, "status: active\n")
 	if _, err := Run(context.Background(), ws, Options{Semantic: true, Now: fixed("2026-11-18")}); err != nil {
 		t.Fatal(err)
 	}
@@ -294,6 +269,25 @@ func TestEditedWisdomKept(t *testing.T) {
 // time.Duration holds (about 292 years) keeps every memory evolving, as
 // any long window does, instead of overflowing into none.
 func TestEvolvingDaysBeyondADuration(t *testing.T) {
+	ws := settledPair(t, "")
+	res, err := Run(context.Background(), ws, Options{Semantic: true, Now: fixed("2026-11-18"), EvolvingDays: 200_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Deleted) != 0 {
+		t.Errorf("deleted %q: memories inside the window are still evolving", res.Deleted)
+	}
+	w, _ := os.ReadFile(ws.Abs("beacon/WISDOM.md"))
+	if !regexp.MustCompile(`feedback_staging.md sha256:[0-9a-f]{12} \(active\)`).Match(w) {
+		t.Errorf("the memory is not cited as active:\n%s", w)
+	}
+}
+
+// settledPair writes two feedback memories that say the same thing, last
+// changed on 2026-06-01; status is a frontmatter line for the first
+// ("status: active\n") or empty.
+func settledPair(t *testing.T, status string) *layout.Workspace {
+	t.Helper()
 	ws := fromTxtar(t, `-- beacon/SOUL.md --
 # Beacon
 -- beacon/memory/feedback_staging.md --
@@ -301,9 +295,11 @@ func TestEvolvingDaysBeyondADuration(t *testing.T) {
 name: Test on staging
 description: Run integration tests on staging
 type: feedback
----
+`+status+`---
 
 Run integration tests on staging.
+
+**Why:** local fakes hid a schema bug.
 -- beacon/memory/feedback_real_db.md --
 ---
 name: Real database in tests
@@ -317,15 +313,5 @@ Integration tests must use the real database on staging.
 	for _, f := range mustFiles(t, ws, "beacon") {
 		os.Chtimes(ws.Abs(f.Path), old, old)
 	}
-	res, err := Run(context.Background(), ws, Options{Semantic: true, Now: fixed("2026-11-18"), EvolvingDays: 200_000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Deleted) != 0 {
-		t.Errorf("deleted %q: memories inside the window are still evolving", res.Deleted)
-	}
-	w, _ := os.ReadFile(ws.Abs("beacon/WISDOM.md"))
-	if !regexp.MustCompile(`feedback_staging.md sha256:[0-9a-f]{12} \(active\)`).Match(w) {
-		t.Errorf("the memory is not cited as active:\n%s", w)
-	}
+	return ws
 }
