@@ -90,11 +90,17 @@ func tokenizers(tb testing.TB) (*wordpiece.Tokenizer, func(string) ([]int64, err
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return tk, minilmtest.ReferenceTokenizer(tb, tinyTokenizerConfig(tb), MaxTokens)
+}
+
+// tinyTokenizerConfig is the tiny model's tokenizer.json.
+func tinyTokenizerConfig(tb testing.TB) []byte {
+	tb.Helper()
 	config, err := os.ReadFile(filepath.Join(tinyDir, "tokenizer.json"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return tk, minilmtest.ReferenceTokenizer(tb, config, MaxTokens)
+	return config
 }
 
 func checkTokenIDs(t *testing.T, tk *wordpiece.Tokenizer, ref func(string) ([]int64, error), text string) {
@@ -117,10 +123,7 @@ func checkTokenIDs(t *testing.T, tk *wordpiece.Tokenizer, ref func(string) ([]in
 // compiled; any other (here the same settings, one more byte) is parsed,
 // and gives the same ids.
 func TestLoadTokenizerPrecompiledOrParsed(t *testing.T) {
-	config, err := os.ReadFile(filepath.Join(tinyDir, "tokenizer.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	config := tinyTokenizerConfig(t)
 	other := t.TempDir()
 	writeFile(t, filepath.Join(other, "tokenizer.json"), string(config)+"\n")
 	pinned, err := loadTokenizer(tinyDir)
@@ -150,11 +153,7 @@ func TestLoadTokenizerPrecompiledOrParsed(t *testing.T) {
 // ids than this one (or died on) is one DiffersFromPrevious reports.
 func TestDiffersFromPrevious(t *testing.T) {
 	tk, _ := tokenizers(t)
-	config, err := os.ReadFile(filepath.Join(tinyDir, "tokenizer.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prev := minilmtest.PreviousTokenizer(t, config, MaxTokens)
+	prev := minilmtest.PreviousTokenizer(t, tinyTokenizerConfig(t), MaxTokens)
 	differing := 0
 	for kind, texts := range minilmtest.TokenizerCorpus(t) {
 		t.Run(kind, func(t *testing.T) {
