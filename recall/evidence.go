@@ -65,6 +65,9 @@ type EvidenceScore struct {
 	K         int     `json:"k"`
 	Recall    float64 `json:"recall"`
 	Tokens    float64 `json:"tokens"`
+	// Cutoffs are the same at every cut-off up to K (1, 5, 10 and K), from
+	// the same K hits: recall@5 is that of the first five of K.
+	Cutoffs []AtK `json:"cutoffs"`
 	// ByCategory is the recall of each category of question.
 	ByCategory map[string]float64 `json:"by_category"`
 }
@@ -86,8 +89,9 @@ func ScoreEvidence(ctx context.Context, ix *Index, qs []EvidenceQuestion, q Quer
 		all = append(all, qs)
 		byCat[eq.Category] = append(byCat[eq.Category], qs)
 	}
-	at := average(all, []int{k}).At(k)
-	s.Recall, s.Tokens = at.Recall, at.Tokens
+	scores := average(all, cutoffs(k))
+	at := scores.At(k)
+	s.Recall, s.Tokens, s.Cutoffs = at.Recall, at.Tokens, scores.Cutoffs
 	for c, ss := range byCat {
 		s.ByCategory[c] = average(ss, []int{k}).At(k).Recall
 	}
