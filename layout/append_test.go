@@ -25,6 +25,15 @@ func TestAppendDailyKeepsTheFileAsWritten(t *testing.T) {
 		{"open tilde fence without a final newline", "# 2026-03-18\n\n## e\n\n~~~~go\nx := 1", "new", "\n~~~~\n\n## H\n\nnew\n"},
 		{"open fence in a CRLF file", "# 2026-03-18\r\n\r\n## e\r\n\r\n```\r\nopen\r\n", "new", "```\r\n\r\n## H\r\n\r\nnew\r\n"},
 		{"closed fence", "# 2026-03-18\n\n## e\n\n```\ncode\n```\n", "new", "\n## H\n\nnew\n"},
+		{"open HTML comment", "# 2026-03-18\n\n## e\n\n<!-- a note\nstill the note\n", "new", "-->\n\n## H\n\nnew\n"},
+		{"open pre block", "# 2026-03-18\n\n## e\n\n<pre>\nlog\n", "new", "</pre>\n\n## H\n\nnew\n"},
+		{"open processing instruction", "# 2026-03-18\n\n## e\n\n<?php\necho 1;\n", "new", "?>\n\n## H\n\nnew\n"},
+		{"open CDATA", "# 2026-03-18\n\n## e\n\n<![CDATA[\nx\n", "new", "]]>\n\n## H\n\nnew\n"},
+		{"open declaration", "# 2026-03-18\n\n## e\n\n<!DOCTYPE html\n", "new", ">\n\n## H\n\nnew\n"},
+		{"div block, ended by the blank line", "# 2026-03-18\n\n## e\n\n<div>\ntext\n", "new", "\n## H\n\nnew\n"},
+		{"closed HTML comment", "# 2026-03-18\n\n## e\n\n<!-- a\nb -->\n", "new", "\n## H\n\nnew\n"},
+		{"open fence inside a list item", "# 2026-03-18\n\n## e\n\n- step\n  ```\n  code\n", "new", "\n## H\n\nnew\n"},
+		{"open fence inside a quote", "# 2026-03-18\n\n## e\n\n> ```\n> code\n", "new", "\n## H\n\nnew\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

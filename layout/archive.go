@@ -132,8 +132,8 @@ func (s ArchiveSection) PartOf(text string) ArchiveSection {
 	return ArchiveSection{Source: s.Source, SHA: s.SHA, Archived: s.Archived, Part: true, Text: text, Lines: strings.Count(text, "\n")}
 }
 
-// Render writes the section: header, text, a closing fence if the text
-// leaves one open, end marker.
+// Render writes the section: header, text, a line closing the code
+// fence or HTML block the text leaves open (see closerOf), end marker.
 func (s ArchiveSection) Render() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!-- tmem:archive %s sha256:%s lines:%d archived:%s", s.Source, s.SHA, s.Lines, s.Archived)
@@ -147,8 +147,8 @@ func (s ArchiveSection) Render() string {
 	}
 	b.WriteString(" -->\n")
 	b.WriteString(s.Text)
-	if fence := openFence(s.Text); fence != "" {
-		b.WriteString(fence + "\n")
+	if closer := closerOf(s.Text); closer != "" {
+		b.WriteString(closer + "\n")
 	}
 	b.WriteString("<!-- tmem:end " + s.Source + " -->\n")
 	return b.String()
@@ -255,42 +255,6 @@ func (s *ArchiveSection) skipEnd(lines []string, i int) int {
 		}
 	}
 	return i
-}
-
-// openFence returns the fence that text leaves open at its end, "" when
-// every fenced code block is closed.
-func openFence(text string) string {
-	open := ""
-	for _, l := range strings.Split(text, "\n") {
-		t := strings.TrimLeft(l, " ")
-		if len(l)-len(t) > 3 {
-			continue
-		}
-		f := fenceOf(t)
-		switch {
-		case open == "" && f != "":
-			open = f
-		case open != "" && f != "" && f[0] == open[0] && len(f) >= len(open) && strings.TrimSpace(t[len(f):]) == "":
-			open = ""
-		}
-	}
-	return open
-}
-
-// fenceOf returns the run of three or more backticks or tildes that opens
-// t, or "".
-func fenceOf(t string) string {
-	if len(t) < 3 || (t[0] != '`' && t[0] != '~') {
-		return ""
-	}
-	n := 0
-	for n < len(t) && t[n] == t[0] {
-		n++
-	}
-	if n < 3 || (t[0] == '`' && strings.Contains(t[n:], "`")) {
-		return ""
-	}
-	return t[:n]
 }
 
 // ArchivePath is the workspace-relative path of a teammate's archive

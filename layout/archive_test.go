@@ -17,6 +17,8 @@ func TestArchiveRestoresEverySourceExactly(t *testing.T) {
 		{"no final newline", "# 2026-03-13\n\n## A\ntext"},
 		{"empty", ""},
 		{"unclosed fence", "# 2026-03-14\n\n## Code\n```go\nfunc f() {}\n"},
+		{"unclosed HTML comment", "# 2026-03-14\n\n## Note\n<!-- draft\n"},
+		{"unclosed pre block", "# 2026-03-14\n\n## Log\n<pre>\nout\n"},
 		{"lines that look like markers", "# 2026-03-15\n\n<!-- tmem:end 2026-03-15.md -->\n<!-- tmem:archive x.md sha256:" + strings.Repeat("0", 64) + " lines:1 archived:2026-01-01 -->\n## After\n"},
 		{"frontmatter and emoji", "---\nmood: 🙂\n---\n# 2026-03-16\n\n## 部署\n- 完成\n"},
 	}
@@ -56,11 +58,21 @@ func TestArchiveRestoresEverySourceExactly(t *testing.T) {
 	}
 }
 
-func TestArchiveClosesAnOpenFence(t *testing.T) {
-	sec := NewArchiveSection("2026-03-14.md", []byte("## Code\n~~~~\nx\n"), mustDay(t, "2026-03-20"))
+func TestArchiveClosesAnOpenBlock(t *testing.T) {
+	for _, tt := range []struct{ name, text, closer string }{
+		{"fence", "## Code\n~~~~\nx\n", "~~~~"},
+		{"pre block", "## Code\n<pre>\nx\n", "</pre>"},
+	} {
+		t.Run(tt.name, func(t *testing.T) { archiveCloses(t, tt.text, tt.closer) })
+	}
+}
+
+func archiveCloses(t *testing.T, text, closer string) {
+	t.Helper()
+	sec := NewArchiveSection("2026-03-14.md", []byte(text), mustDay(t, "2026-03-20"))
 	file := string(AppendArchive(nil, "2026-03", sec, NewArchiveSection("2026-03-15.md", []byte("## Next\n"), mustDay(t, "2026-03-20"))))
-	if !strings.Contains(file, "x\n~~~~\n<!-- tmem:end 2026-03-14.md -->") {
-		t.Errorf("the open fence is not closed before the end marker:\n%s", file)
+	if !strings.Contains(file, "x\n"+closer+"\n<!-- tmem:end 2026-03-14.md -->") {
+		t.Errorf("the open block is not closed before the end marker:\n%s", file)
 	}
 	d, err := Parse("a.md", []byte(file))
 	if err != nil {
@@ -71,7 +83,7 @@ func TestArchiveClosesAnOpenFence(t *testing.T) {
 		found = found || e.Heading == "Next"
 	}
 	if !found {
-		t.Errorf("the section after the fence is swallowed by it: %+v", d.Entries)
+		t.Errorf("the section after the open block is swallowed by it: %+v", d.Entries)
 	}
 }
 

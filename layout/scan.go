@@ -13,13 +13,35 @@ import (
 // nothing is a heading, and list items and quotes with their
 // continuation lines, which are never top-level.
 func scanHeadings(body []byte) []mark {
+	return scan(body).heads
+}
+
+// closerOf returns the line that closes the fenced code block or HTML
+// block text leaves open at its end, so that what is written after text
+// is read as a block of its own: the fence's marker run, or the HTML
+// block's end ("-->", "</pre>", "?>" ...). It returns "" when nothing
+// is open, or when a blank line ends what is (an HTML block of other
+// tags, a fence inside a list item or quote, which ends with it).
+func closerOf(text string) string {
+	s := scan([]byte(text))
+	switch {
+	case s.fence != nil:
+		return string(s.fence)
+	case s.html != "\n":
+		return s.html
+	}
+	return ""
+}
+
+// scan reads body's lines with the block rules below.
+func scan(body []byte) *scanner {
 	s := &scanner{para: -1, item: -1}
 	s.lines = bytes.Split(body, []byte("\n"))
 	for i, raw := range s.lines {
 		line, indent := trimIndent(raw)
 		s.line(i, line, indent)
 	}
-	return s.heads
+	return s
 }
 
 type scanner struct {

@@ -221,9 +221,9 @@ func appendEntry(old []byte, day time.Time, heading, body string) []byte {
 
 // appendBlock returns text with block added at its end, after a blank
 // line. The bytes of text stay as they are: a missing final newline is
-// added, and a code fence text leaves open is closed, so the block is
-// read as a block of its own; block's lines end as text's lines do (CRLF
-// or LF).
+// added, and a code fence or HTML block text leaves open is closed (see
+// closerOf), so the block is read as a block of its own; block's lines
+// end as text's lines do (CRLF or LF).
 func appendBlock(text []byte, block string) []byte {
 	var b bytes.Buffer
 	eol := lineEnding(text)
@@ -231,8 +231,8 @@ func appendBlock(text []byte, block string) []byte {
 	if len(text) > 0 && !bytes.HasSuffix(text, []byte("\n")) {
 		b.WriteString(eol)
 	}
-	if fence := openFence(string(text)); fence != "" {
-		b.WriteString(fence + eol)
+	if closer := closerOf(string(text)); closer != "" {
+		b.WriteString(closer + eol)
 	}
 	if last := bytes.TrimSuffix(bytes.TrimSuffix(b.Bytes(), []byte("\n")), []byte("\r")); len(bytes.TrimSpace(text)) > 0 && !bytes.HasSuffix(last, []byte("\n")) {
 		b.WriteString(eol) // a blank line before the block
