@@ -102,6 +102,26 @@ func LoadConfig(ws *layout.Workspace) (Config, error) {
 	return file.Compact, nil
 }
 
+// CheckConfig reports, as doctor findings with their lines, the compact
+// settings of the workspace's ConfigFile that LoadConfig would refuse
+// for being out of range. A file that is missing, unreadable or does not
+// parse gives none: layout's CheckConfig reports those.
+func CheckConfig(ws *layout.Workspace) []layout.Finding {
+	b, err := ws.ReadFile(ConfigFile, layout.MaxFileSize)
+	if err != nil {
+		return nil
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(b, &root) != nil {
+		return nil
+	}
+	var out []layout.Finding
+	for _, e := range rangeErrors(&root) {
+		out = append(out, layout.Finding{Path: e.Path, Line: e.Line, Severity: layout.SevError, Message: e.Err.Error()})
+	}
+	return out
+}
+
 // A setting's allowed values: whole numbers from min to max, and none
 // (-1) where that has a meaning.
 type numRange struct {
@@ -127,11 +147,20 @@ const maxTimeout = 24 * time.Hour
 // checkRanges refuses numeric settings outside their range and a timeout
 // that is not a positive duration, each with its line.
 func checkRanges(root *yaml.Node) error {
+	var errs []error
+	for _, e := range rangeErrors(root) {
+		errs = append(errs, e)
+	}
+	return errors.Join(errs...)
+}
+
+// rangeErrors lists the settings checkRanges refuses.
+func rangeErrors(root *yaml.Node) []*layout.ParseError {
 	sec := mapValue(root, "compact")
 	if sec == nil || sec.Kind != yaml.MappingNode {
 		return nil
 	}
-	var errs []error
+	var errs []*layout.ParseError
 	bad := func(n *yaml.Node, format string, args ...interface{}) {
 		errs = append(errs, &layout.ParseError{Path: ConfigFile, Line: n.Line, Err: fmt.Errorf(format, args...)})
 	}
@@ -154,7 +183,7 @@ func checkRanges(root *yaml.Node) error {
 		}
 		bad(val, "compact.%s %s is out of range: want %s", key, val.Value, want)
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // mapValue returns the value of key in the document root's top mapping.

@@ -2,6 +2,7 @@ package compact
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -109,6 +110,13 @@ func TestConfigRanges(t *testing.T) {
 			_, err := LoadConfig(ws)
 			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Fatalf("LoadConfig: %v, want %q", err, tt.wantErr)
+			}
+			var found []string
+			for _, f := range CheckConfig(ws) {
+				found = append(found, fmt.Sprintf("%s:%d: %s", f.Path, f.Line, f.Message))
+			}
+			if tt.wantErr == "" && found != nil || tt.wantErr != "" && !strings.Contains(strings.Join(found, "\n"), tt.wantErr) {
+				t.Errorf("CheckConfig: %q, want %q", found, tt.wantErr)
 			}
 		})
 	}

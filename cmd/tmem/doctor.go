@@ -21,8 +21,8 @@ message, frontmatter that does not parse, unknown memory types, misnamed
 files (a daily whose title differs from its file name, a weekly for a week
 that does not exist), empty files, invalid UTF-8, byte order marks,
 oversized files and secrets (private keys, tokens, passwords) that must not
-be in memory; in .teammates/tmem.yaml, YAML that does not parse and unknown
-keys. Without opening them it also reports files that are not regular
+be in memory; in .teammates/tmem.yaml, YAML that does not parse, unknown
+keys and settings out of their range. Without opening them it also reports files that are not regular
 (named pipes, devices), symlinks that lead outside the workspace or
 nowhere, and temp files an interrupted write left behind, and merge
 conflict markers a git merge left in memory files (recall and context skip
@@ -55,6 +55,7 @@ with findings.`,
 				return err
 			}
 			findings = append(findings, ws.CheckConfig(compact.ConfigFile, &workspaceConfig{})...)
+			findings = append(findings, compact.CheckConfig(ws)...)
 			if findings == nil {
 				findings = []layout.Finding{}
 			}
