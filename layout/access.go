@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/tmemhq/tmem/internal/bytesize"
 )
 
 // Every file tmem reads, writes, lists or deletes in a workspace goes
@@ -139,7 +141,7 @@ func tooLarge(rel string, n, limit int64) error {
 	if limit != MaxFileSize {
 		what = "this file"
 	}
-	return &ParseError{Path: rel, Err: &tooLargeError{fmt.Sprintf("file is %s, over the %s limit for %s", humanBytes(n), humanBytes(limit), what)}}
+	return &ParseError{Path: rel, Err: &tooLargeError{fmt.Sprintf("file is %s, over the %s limit for %s", bytesize.Format(n), bytesize.Format(limit), what)}}
 }
 
 type tooLargeError struct{ msg string }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmemhq/tmem/internal/bytesize"
 	"github.com/tmemhq/tmem/internal/lazyregexp"
 )
 
@@ -177,7 +178,7 @@ func AppendArchive(old []byte, month string, sections ...ArchiveSection) []byte 
 // edit) is read up to its end marker and marked Edited.
 func ParseArchive(path string, src []byte) ([]ArchiveSection, error) {
 	if len(src) > MaxArchiveSize {
-		return nil, &ParseError{Path: path, Err: fmt.Errorf("archive is %s, over the %s limit", humanBytes(int64(len(src))), humanBytes(MaxArchiveSize))}
+		return nil, &ParseError{Path: path, Err: fmt.Errorf("archive is %s, over the %s limit", bytesize.Format(int64(len(src))), bytesize.Format(MaxArchiveSize))}
 	}
 	if err := checkContent(path, src); err != nil {
 		return nil, err
@@ -205,7 +206,7 @@ func ParseArchive(path string, src []byte) ([]ArchiveSection, error) {
 		}
 		next := s.frame(lines, i+1)
 		if len(s.Text) > MaxFileSize {
-			return nil, &ParseError{Path: path, Line: s.Header, Err: fmt.Errorf("archived %s is %s, over the %s limit for memory files", s.Source, humanBytes(int64(len(s.Text))), humanBytes(MaxFileSize))}
+			return nil, &ParseError{Path: path, Line: s.Header, Err: fmt.Errorf("archived %s is %s, over the %s limit for memory files", s.Source, bytesize.Format(int64(len(s.Text))), bytesize.Format(MaxFileSize))}
 		}
 		out = append(out, s)
 		i = next - 1

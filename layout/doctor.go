@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tmemhq/tmem/internal/bytesize"
 )
 
 // Severity of a doctor finding.
@@ -71,7 +73,7 @@ func (w *Workspace) checkFile(f File) []Finding {
 		return append(out, w.checkArchive(f)...)
 	}
 	if f.Size > MaxFileSize {
-		return append(out, add(0, SevError, "file is %s, over the %s limit for memory files: split it", humanBytes(f.Size), humanBytes(MaxFileSize)))
+		return append(out, add(0, SevError, "file is %s, over the %s limit for memory files: split it", bytesize.Format(f.Size), bytesize.Format(MaxFileSize)))
 	}
 	src, err := w.ReadFile(f.Path, MaxFileSize)
 	if err != nil {

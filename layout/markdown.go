@@ -9,6 +9,8 @@ import (
 
 	"github.com/yuin/goldmark/ast"
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/tmemhq/tmem/internal/bytesize"
 )
 
 // MaxFileSize is the largest memory file tmem parses. Larger files are
@@ -74,7 +76,7 @@ func CheckText(path string, src []byte) error { return checkText(path, src) }
 
 func checkText(path string, src []byte) error {
 	if len(src) > MaxFileSize {
-		return &ParseError{Path: path, Err: &tooLargeError{fmt.Sprintf("file is %s, over the %s limit for memory files", humanBytes(int64(len(src))), humanBytes(MaxFileSize))}}
+		return &ParseError{Path: path, Err: &tooLargeError{fmt.Sprintf("file is %s, over the %s limit for memory files", bytesize.Format(int64(len(src))), bytesize.Format(MaxFileSize))}}
 	}
 	return checkContent(path, src)
 }
@@ -99,16 +101,6 @@ func checkContent(path string, src []byte) error {
 }
 
 func lineAt(src []byte, off int) int { return bytes.Count(src[:off], []byte("\n")) + 1 }
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
 
 // parseMeta splits off YAML frontmatter when the first non-blank line is
 // "---".

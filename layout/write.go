@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/tmemhq/tmem/internal/bytesize"
 )
 
 // checkRel refuses paths that are not plain workspace-relative paths:
@@ -262,7 +264,7 @@ func keepsReadable(rel string, data []byte) error {
 	var pe *ParseError
 	if errors.As(err, &pe) && errors.Is(pe.Err, ErrTooLarge) {
 		return fmt.Errorf("%s: nothing written: the file would grow to %s, over the %s limit for memory files; "+
-			"keep long text in a file of its own and log a pointer to it", rel, humanBytes(int64(len(data))), humanBytes(MaxFileSize))
+			"keep long text in a file of its own and log a pointer to it", rel, bytesize.Format(int64(len(data))), bytesize.Format(MaxFileSize))
 	}
 	return fmt.Errorf("nothing written, the result would not be readable: %w; fix the file first", err)
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmemhq/tmem/internal/bytesize"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -142,7 +143,7 @@ func Pull(ctx context.Context, o PullOptions) (err error) {
 		if err := download(ctx, client, url, dest, f, progress); err != nil {
 			return fmt.Errorf("pull %s: %w", f.Name, err)
 		}
-		fmt.Fprintf(progress, "%s: ok (%s, sha256 %s)\n", f.Name, humanBytes(f.Size), f.SHA256[:12])
+		fmt.Fprintf(progress, "%s: ok (%s, sha256 %s)\n", f.Name, bytesize.Format(f.Size), f.SHA256[:12])
 	}
 	return setActiveModel(o.Dir, m.modelFile())
 }
@@ -207,7 +208,7 @@ func download(ctx context.Context, client fetcher, url, dest string, f File, pro
 			// The server's file ends at or before what the partial file
 			// holds, so that cannot be the start of the pinned file (or the
 			// server's file changed): start over.
-			fmt.Fprintf(progress, "%s: the server refused to resume at %s; starting over\n", f.Name, humanBytes(have))
+			fmt.Fprintf(progress, "%s: the server refused to resume at %s; starting over\n", f.Name, bytesize.Format(have))
 			if err := os.Remove(part); err != nil {
 				return err
 			}
@@ -265,7 +266,7 @@ func fetch(ctx context.Context, client fetcher, url, part string, have int64, h 
 			return have, h, -1, errors.Join(fmt.Errorf("%w: GET %s: asked to resume at byte %d, the server sent byte %d on; the partial download was deleted", ErrDownload, url, have, start), os.Remove(part))
 		}
 		flags |= os.O_APPEND
-		fmt.Fprintf(progress, "%s: resuming at %s\n", f.Name, humanBytes(have))
+		fmt.Fprintf(progress, "%s: resuming at %s\n", f.Name, bytesize.Format(have))
 	case resp.StatusCode == http.StatusOK:
 		// The server ignored the Range header (or there was none): start over.
 		flags |= os.O_TRUNC
@@ -382,20 +383,10 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 	if p.total >= 1<<20 {
 		if tenth := p.done * 10 / p.total; tenth > p.lastTenth && tenth <= 10 {
 			p.lastTenth = tenth
-			fmt.Fprintf(p.w, "%s: %s of %s (%d%%)\n", p.name, humanBytes(p.done), humanBytes(p.total), tenth*10)
+			fmt.Fprintf(p.w, "%s: %s of %s (%d%%)\n", p.name, bytesize.Format(p.done), bytesize.Format(p.total), tenth*10)
 		}
 	}
 	return len(b), nil
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // verifyFile checks a file's size and sha256 against f.
