@@ -121,7 +121,7 @@ func runModelPull(ctx context.Context, f *factory, opts *modelOptions) error {
 	}
 	f.infof("model installed in %s", dir)
 	if !opts.noRuntime && opts.from == "" && !minilm.CanLoadRuntime {
-		f.warnf("this static build cannot load ONNX Runtime, so it is not installed; embedding runs on the slower pure-Go backend")
+		f.warnf("ONNX Runtime is not installed: %v", minilm.ErrCannotLoadRuntime)
 	} else if !opts.noRuntime && opts.from == "" {
 		st, err := minilm.PullRuntime(ctx, minilm.RuntimePullOptions{Dir: dir, BaseURL: opts.runtimeBaseURL, Progress: f.progressWriter()})
 		switch {

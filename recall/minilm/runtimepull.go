@@ -51,8 +51,13 @@ var RuntimePins = map[string]RuntimeArchive{
 const DefaultRuntimeBaseURL = "https://github.com/microsoft/onnxruntime/releases/download"
 
 // CanLoadRuntime says whether this build can load ONNX Runtime: false in a
-// static build (tag tmem_static), which has no dynamic loader.
+// static build (tag tmem_static), which has no dynamic loader, and on
+// Windows. ErrCannotLoadRuntime then says why.
 const CanLoadRuntime = onnxrt.CanLoad
+
+// ErrCannotLoadRuntime is why this build cannot load ONNX Runtime; nil when
+// it can.
+var ErrCannotLoadRuntime = onnxrt.ErrNoLoader
 
 // ErrNoRuntimePin means no ONNX Runtime archive is pinned for the platform,
 // so none is downloaded.

@@ -1,4 +1,4 @@
-//go:build !tmem_static
+//go:build !tmem_static && !windows
 
 package onnxrt
 
@@ -6,6 +6,9 @@ import "github.com/ebitengine/purego"
 
 // CanLoad says whether this build can load a shared library at run time.
 const CanLoad = true
+
+// ErrNoLoader is nil: this build loads shared libraries.
+var ErrNoLoader error
 
 func dlopen(path string) (uintptr, error) {
 	return purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)

@@ -9,12 +9,12 @@ import "errors"
 // dynamic loader to load one with.
 const CanLoad = false
 
-// ErrStatic is what loading a library returns in a static build.
-var ErrStatic = errors.New("this tmem is a static build (tag tmem_static), which cannot load shared libraries; build without the tag to use ONNX Runtime")
+// ErrNoLoader is what loading a library returns in a static build.
+var ErrNoLoader = errors.New("this tmem is a static build (tag tmem_static), which cannot load shared libraries: embedding runs on the pure-Go backend; build without the tag to use ONNX Runtime")
 
-func dlopen(string) (uintptr, error) { return 0, ErrStatic }
+func dlopen(string) (uintptr, error) { return 0, ErrNoLoader }
 
-func dlsym(uintptr, string) (uintptr, error) { return 0, ErrStatic }
+func dlsym(uintptr, string) (uintptr, error) { return 0, ErrNoLoader }
 
 // registerFunc is never reached: dlopen fails first.
-func registerFunc(any, uintptr) { panic(ErrStatic) }
+func registerFunc(any, uintptr) { panic(ErrNoLoader) }

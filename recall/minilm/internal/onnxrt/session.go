@@ -3,9 +3,7 @@ package onnxrt
 import (
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
-	"syscall"
 	"unsafe"
 )
 
@@ -81,33 +79,11 @@ func (r *Runtime) NewMappedSession(path string, inputs []string, output string, 
 		return r.createSessionBytes(r.env, unsafe.Pointer(unsafe.SliceData(data)), uintptr(len(data)), opts, &s.h)
 	})
 	if err != nil {
-		syscall.Munmap(data)
+		unmap(data)
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
 	s.names(inputs, output)
 	return s, nil
-}
-
-// mapFile maps a whole file read-only.
-func mapFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() == 0 || fi.Size() != int64(int(fi.Size())) {
-		return nil, fmt.Errorf("%d bytes, not a model", fi.Size())
-	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		return nil, fmt.Errorf("map: %w", err)
-	}
-	adviseHuge(data)
-	return data, nil
 }
 
 // configEntry is a session configuration key and its value.
@@ -232,7 +208,7 @@ func (s *Session) Close() error {
 	}
 	s.pins.Unpin()
 	if s.mapped != nil {
-		err := syscall.Munmap(s.mapped)
+		err := unmap(s.mapped)
 		s.mapped = nil
 		return err
 	}
