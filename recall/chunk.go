@@ -281,6 +281,12 @@ func splitEntry(text string, start int, opts ChunkOptions) []piece {
 			units = append(units, s)
 		}
 	}
+	return greedyPieces(units, opts)
+}
+
+// greedyPieces packs units into pieces of up to opts.TargetTokens, each
+// closed when the next unit would not fit.
+func greedyPieces(units []unit, opts ChunkOptions) []piece {
 	var out []piece
 	var cur []unit
 	curTok := 0
@@ -288,20 +294,7 @@ func splitEntry(text string, start int, opts ChunkOptions) []piece {
 		if len(cur) == 0 {
 			return
 		}
-		var b strings.Builder
-		for i, u := range cur {
-			if i > 0 {
-				if u.paraStart {
-					b.WriteString("\n\n")
-				} else if u.start != cur[i-1].end {
-					b.WriteString("\n")
-				} else {
-					b.WriteString(" ")
-				}
-			}
-			b.WriteString(u.text)
-		}
-		out = append(out, piece{text: b.String(), start: cur[0].start, end: cur[len(cur)-1].end, first: len(out) == 0})
+		out = append(out, joinUnits(cur, len(out) == 0))
 	}
 	for _, u := range units {
 		if curTok > 0 && curTok+u.tokens > opts.TargetTokens {
@@ -324,6 +317,25 @@ func splitEntry(text string, start int, opts ChunkOptions) []piece {
 	}
 	flush()
 	return out
+}
+
+// joinUnits writes units back as one piece: a blank line before a
+// paragraph, a line break between lines, a space between sentences.
+func joinUnits(us []unit, first bool) piece {
+	var b strings.Builder
+	for i, u := range us {
+		if i > 0 {
+			if u.paraStart {
+				b.WriteString("\n\n")
+			} else if u.start != us[i-1].end {
+				b.WriteString("\n")
+			} else {
+				b.WriteString(" ")
+			}
+		}
+		b.WriteString(u.text)
+	}
+	return piece{text: b.String(), start: us[0].start, end: us[len(us)-1].end, first: first}
 }
 
 // paragraphs splits text at blank lines, keeping line numbers.
