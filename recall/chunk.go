@@ -16,6 +16,9 @@ import (
 type ChunkOptions struct {
 	TargetTokens  int // a chunk is split once it would grow past this; 0 means 200
 	OverlapTokens int // the tail of one piece that starts the next; 0 means 30, negative none
+	// Cohesion cuts an entry over the target where the text on either
+	// side shares the fewest words (tiling.go) rather than greedily.
+	Cohesion bool
 }
 
 // DefaultChunkOptions are the settings the index uses unless told
@@ -39,7 +42,11 @@ func (o ChunkOptions) withDefaults() ChunkOptions {
 // changes.
 func (o ChunkOptions) String() string {
 	o = o.withDefaults()
-	return fmt.Sprintf("md-entries/target=%d/overlap=%d", o.TargetTokens, o.OverlapTokens)
+	s := fmt.Sprintf("md-entries/target=%d/overlap=%d", o.TargetTokens, o.OverlapTokens)
+	if o.Cohesion {
+		s += "/cuts=cohesion"
+	}
+	return s
 }
 
 // Chunk is one indexed piece of a memory file: part of one `##` entry,
@@ -262,8 +269,9 @@ type unit struct {
 
 // splitEntry cuts an entry's text (first line at line start) into pieces
 // of about opts.TargetTokens, at paragraph boundaries first, then sentence
-// boundaries, then words. Consecutive pieces share an overlap of up to
-// opts.OverlapTokens taken from whole trailing sentences.
+// boundaries, then words; greedily, or by cohesion when opts.Cohesion is
+// set. Consecutive pieces share an overlap of up to opts.OverlapTokens
+// taken from whole trailing sentences.
 func splitEntry(text string, start int, opts ChunkOptions) []piece {
 	total := estimateTokens(text)
 	if total <= opts.TargetTokens {
@@ -279,6 +287,11 @@ func splitEntry(text string, start int, opts ChunkOptions) []piece {
 		for i, s := range sentences(p, opts.TargetTokens) {
 			s.paraStart = i == 0
 			units = append(units, s)
+		}
+	}
+	if opts.Cohesion {
+		if cores := tileUnits(units, opts.TargetTokens); cores != nil {
+			return tiledPieces(units, cores, opts)
 		}
 	}
 	return greedyPieces(units, opts)
