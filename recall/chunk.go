@@ -16,9 +16,6 @@ import (
 type ChunkOptions struct {
 	TargetTokens  int // a chunk is split once it would grow past this; 0 means 200
 	OverlapTokens int // the tail of one piece that starts the next; 0 means 30, negative none
-	// Cohesion cuts an entry over the target where the text on either
-	// side shares the fewest words (tiling.go) rather than greedily.
-	Cohesion bool
 }
 
 // DefaultChunkOptions are the settings the index uses unless told
@@ -42,11 +39,7 @@ func (o ChunkOptions) withDefaults() ChunkOptions {
 // changes.
 func (o ChunkOptions) String() string {
 	o = o.withDefaults()
-	s := fmt.Sprintf("md-entries/target=%d/overlap=%d", o.TargetTokens, o.OverlapTokens)
-	if o.Cohesion {
-		s += "/cuts=cohesion"
-	}
-	return s
+	return fmt.Sprintf("md-entries/target=%d/overlap=%d", o.TargetTokens, o.OverlapTokens)
 }
 
 // Chunk is one indexed piece of a memory file: part of one `##` entry,
@@ -269,9 +262,8 @@ type unit struct {
 
 // splitEntry cuts an entry's text (first line at line start) into pieces
 // of about opts.TargetTokens, at paragraph boundaries first, then sentence
-// boundaries, then words; greedily, or by cohesion when opts.Cohesion is
-// set. Consecutive pieces share an overlap of up to opts.OverlapTokens
-// taken from whole trailing sentences.
+// boundaries, then words. Consecutive pieces share an overlap of up to
+// opts.OverlapTokens taken from whole trailing sentences.
 func splitEntry(text string, start int, opts ChunkOptions) []piece {
 	total := estimateTokens(text)
 	if total <= opts.TargetTokens {
@@ -289,17 +281,6 @@ func splitEntry(text string, start int, opts ChunkOptions) []piece {
 			units = append(units, s)
 		}
 	}
-	if opts.Cohesion {
-		if cores := tileUnits(units, opts.TargetTokens); cores != nil {
-			return tiledPieces(units, cores, opts)
-		}
-	}
-	return greedyPieces(units, opts)
-}
-
-// greedyPieces packs units into pieces of up to opts.TargetTokens, each
-// closed when the next unit would not fit.
-func greedyPieces(units []unit, opts ChunkOptions) []piece {
 	var out []piece
 	var cur []unit
 	curTok := 0
@@ -307,7 +288,20 @@ func greedyPieces(units []unit, opts ChunkOptions) []piece {
 		if len(cur) == 0 {
 			return
 		}
-		out = append(out, joinUnits(cur, len(out) == 0))
+		var b strings.Builder
+		for i, u := range cur {
+			if i > 0 {
+				if u.paraStart {
+					b.WriteString("\n\n")
+				} else if u.start != cur[i-1].end {
+					b.WriteString("\n")
+				} else {
+					b.WriteString(" ")
+				}
+			}
+			b.WriteString(u.text)
+		}
+		out = append(out, piece{text: b.String(), start: cur[0].start, end: cur[len(cur)-1].end, first: len(out) == 0})
 	}
 	for _, u := range units {
 		if curTok > 0 && curTok+u.tokens > opts.TargetTokens {
@@ -330,25 +324,6 @@ func greedyPieces(units []unit, opts ChunkOptions) []piece {
 	}
 	flush()
 	return out
-}
-
-// joinUnits writes units back as one piece: a blank line before a
-// paragraph, a line break between lines, a space between sentences.
-func joinUnits(us []unit, first bool) piece {
-	var b strings.Builder
-	for i, u := range us {
-		if i > 0 {
-			if u.paraStart {
-				b.WriteString("\n\n")
-			} else if u.start != us[i-1].end {
-				b.WriteString("\n")
-			} else {
-				b.WriteString(" ")
-			}
-		}
-		b.WriteString(u.text)
-	}
-	return piece{text: b.String(), start: us[0].start, end: us[len(us)-1].end, first: first}
 }
 
 // paragraphs splits text at blank lines, keeping line numbers.

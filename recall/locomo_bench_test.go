@@ -40,16 +40,10 @@ func BenchmarkLoCoMoBM25(b *testing.B) {
 // the default alone.
 //
 //	go test ./recall -run '^$' -bench LoCoMoChunkTargets -benchtime 1x
-func BenchmarkLoCoMoChunkTargets(b *testing.B) { benchChunkTargets(b, false) }
-
-// BenchmarkLoCoMoCohesion reports the same with entries cut by cohesion
-// (ChunkOptions.Cohesion).
-func BenchmarkLoCoMoCohesion(b *testing.B) { benchChunkTargets(b, true) }
-
-func benchChunkTargets(b *testing.B, cohesion bool) {
+func BenchmarkLoCoMoChunkTargets(b *testing.B) {
 	for _, target := range []int{150, 175, 200, 225, 250} {
 		b.Run(fmt.Sprintf("target=%d", target), func(b *testing.B) {
-			ix, qs := locomoIndex(b, Options{Chunking: ChunkOptions{TargetTokens: target, Cohesion: cohesion}})
+			ix, qs := locomoIndex(b, Options{Chunking: ChunkOptions{TargetTokens: target}})
 			for i := 0; i < b.N; i++ {
 				reportLoCoMo(b, ix, qs, false)
 			}
