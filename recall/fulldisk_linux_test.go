@@ -23,6 +23,7 @@ type fullDiskResult struct {
 	Warn    string   // its notices
 	Marker  bool     // a SYNCING marker was left
 	After   []string // the search once space is free again
+	Err     string   // the full-disk search's error
 	Skipped string   // why the child could not run the case
 }
 
@@ -41,7 +42,16 @@ func TestFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := newWorkspace(t, "ws").Root
-	for _, op := range []string{"fulldisk-stat", "fulldisk-changed"} {
+	tests := []struct {
+		op      string
+		wantErr string // the search on the full disk fails with it
+	}{
+		{op: "fulldisk-stat"},
+		{op: "fulldisk-changed"},
+		{op: "fulldisk-noindex", wantErr: "there is no index, and the workspace cannot be written to build it: sync index of "},
+	}
+	for _, tt := range tests {
+		op := tt.op
 		t.Run(op, func(t *testing.T) {
 			cmd := exec.Command(exe, "-test.run=^$")
 			cmd.Env = append(os.Environ(), "TMEM_RECALL_CHILD_WS="+src, "TMEM_RECALL_CHILD_OP="+op, "TMEM_RECALL_MOUNT="+t.TempDir())
@@ -61,10 +71,14 @@ func TestFullDisk(t *testing.T) {
 			if res.Skipped != "" {
 				t.Skip(res.Skipped)
 			}
-			if len(res.Hits) == 0 || res.Hits[0] != "beacon/memory/project_bulk_lookup.md" {
-				t.Errorf("hits on the full disk %v, want the bulk lookup memory first", res.Hits)
+			if tt.wantErr != "" {
+				if !strings.Contains(res.Err, tt.wantErr) || !strings.Contains(res.Err, "no space left on device") {
+					t.Errorf("error on the full disk %q, want %q naming the full disk", res.Err, tt.wantErr)
+				}
+			} else if res.Err != "" || len(res.Hits) == 0 || res.Hits[0] != "beacon/memory/project_bulk_lookup.md" {
+				t.Errorf("hits on the full disk %v (error %q), want the bulk lookup memory first", res.Hits, res.Err)
 			}
-			if !strings.Contains(res.Warn, "no space left on device") || !strings.Contains(res.Warn, "searching the index as it is") {
+			if tt.wantErr == "" && !strings.Contains(res.Warn, "no space left on device") || !strings.Contains(res.Warn, "searching the index as it is") {
 				t.Errorf("notice %q does not say the disk is full and the index is searched as it is", res.Warn)
 			}
 			if res.Marker {
@@ -79,8 +93,9 @@ func TestFullDisk(t *testing.T) {
 
 // fullDisk is the child of TestFullDisk: it copies the workspace at src
 // onto a tmpfs of its own, syncs its index, changes a file (op
-// fulldisk-changed) or only its stat data (fulldisk-stat), fills the
-// tmpfs and searches; then it frees the space and searches again.
+// fulldisk-changed) or only its stat data (fulldisk-stat), or builds no
+// index at all (fulldisk-noindex), fills the tmpfs and searches; then it
+// frees the space and searches again.
 func fullDisk(src, op string) int {
 	res, err := runFullDisk(src, os.Getenv("TMEM_RECALL_MOUNT"), op)
 	if err != nil {
@@ -108,8 +123,10 @@ func runFullDisk(src, mnt, op string) (fullDiskResult, error) {
 	if err != nil {
 		return fullDiskResult{}, err
 	}
-	if _, err := ix.Sync(ctx, nil); err != nil {
-		return fullDiskResult{}, err
+	if op != "fulldisk-noindex" {
+		if _, err := ix.Sync(ctx, nil); err != nil {
+			return fullDiskResult{}, err
+		}
 	}
 	ix.Close()
 	memory := filepath.Join(root, "beacon", "memory", "project_dedupe_ticket.md")
@@ -139,7 +156,7 @@ func runFullDisk(src, mnt, op string) (fullDiskResult, error) {
 	}
 	var res fullDiskResult
 	if res.Hits, res.Warn, err = search(); err != nil {
-		return res, fmt.Errorf("search on the full disk: %w", err)
+		res.Err = err.Error()
 	}
 	_, serr := os.Lstat(filepath.Join(ws.IndexDir("beacon"), syncingFile))
 	res.Marker = serr == nil

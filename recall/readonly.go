@@ -152,6 +152,9 @@ func (ix *Index) readAsIs(s *scope, syncErr error) (*scope, error) {
 	s.closeBleve()
 	if ok, why := ix.loadManifest(s, true); !ok {
 		s.close()
+		if why == "" {
+			return nil, fmt.Errorf("search %s: there is no index, and the workspace cannot be written to build it: %w", s.label(), syncErr)
+		}
 		return nil, fmt.Errorf("search %s: the index cannot be used as it is (%s), and the workspace cannot be written to rebuild it: %w", s.label(), why, syncErr)
 	}
 	if err := ix.openForRead(s); err != nil {
