@@ -333,6 +333,9 @@ func resume(ctx context.Context, j *journal, opts *Options, res *Result) (done b
 	if err := j.apply(ctx, pending, res); err != nil {
 		return true, fmt.Errorf("%w\nthe interrupted compaction could not be finished; if this keeps failing, 'tmem compact --drop-journal' drops it safely (no source was deleted without its archive copy)", err)
 	}
+	if len(res.Failed) > 0 {
+		return true, failures(res) // the next run plans them afresh
+	}
 	return false, nil
 }
 
