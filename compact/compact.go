@@ -290,6 +290,9 @@ func Run(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, erro
 		}
 	}
 	stop := plan(ctx, ws, &opts, names, res.Plan)
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("compact: stopped before writing anything: %w", err)
+	}
 	res.Kept = append(res.Kept, res.Plan.Kept...)
 	res.Notes = append(res.Notes, res.Plan.Notes...)
 	if !opts.DryRun {
@@ -330,6 +333,9 @@ func resume(ctx context.Context, j *journal, opts *Options, res *Result) (done b
 	if err := j.apply(ctx, pending, res); err != nil {
 		return true, fmt.Errorf("%w\nthe interrupted compaction could not be finished; if this keeps failing, 'tmem compact --drop-journal' drops it safely (no source was deleted without its archive copy)", err)
 	}
+	if len(res.Failed) > 0 {
+		return true, failures(res) // the next run plans them afresh
+	}
 	return false, nil
 }
 
@@ -338,6 +344,9 @@ func resume(ctx context.Context, j *journal, opts *Options, res *Result) (done b
 // still in p.
 func plan(ctx context.Context, ws *layout.Workspace, opts *Options, names []string, p *Plan) error {
 	for _, name := range names {
+		if ctx.Err() != nil {
+			return nil // Run sees it
+		}
 		err := planTeammate(ctx, ws, opts, name, p)
 		if opts.stopped() || errors.Is(err, ErrStopped) {
 			last := "?"

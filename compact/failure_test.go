@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"syscall"
@@ -18,9 +19,9 @@ import (
 )
 
 // TestJournalThatCannotApply checks that an interrupted run whose journal
-// cannot be finished fails with the unit and the reason every time,
-// never panics, never deletes a source, and that DropJournal then lets
-// compaction go on.
+// holds a unit that cannot be applied fails with the unit and the reason,
+// never panics, never deletes a source, and retires the journal, so that
+// the next run plans afresh and compacts.
 func TestJournalThatCannotApply(t *testing.T) {
 	ws := genWorkspace(t, day("2026-11-02"), day("2026-11-04"), 2, nil)
 	p := Plan{Units: []Unit{{ID: "beacon/weekly/2026-W45", Kind: KindWeekly, Teammate: "beacon",
@@ -29,27 +30,79 @@ func TestJournalThatCannotApply(t *testing.T) {
 	}}}
 	b, _ := json.Marshal(p)
 	writeFile(t, ws, journalPath, string(b), day("2026-11-18"))
-	for run := 0; run < 2; run++ {
-		res, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-18")})
-		if err == nil || !strings.Contains(err.Error(), "beacon/weekly/2026-W45") || !strings.Contains(err.Error(), "--drop-journal") {
-			t.Fatalf("run %d: err = %v, want the unit and the way out", run, err)
-		}
-		if res == nil || res.Plan == nil {
-			t.Fatalf("run %d: no result to report", run)
-		}
+	res, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-18")})
+	if err == nil || !strings.Contains(err.Error(), "beacon/weekly/2026-W45") || !strings.Contains(err.Error(), "SOUL.md") {
+		t.Fatalf("err = %v, want the unit and the reason", err)
+	}
+	if res == nil || res.Plan == nil {
+		t.Fatal("no result to report")
 	}
 	if n := len(paths(t, ws, "beacon", layout.KindDaily)); n != 3 {
 		t.Fatalf("%d dailies left, want all 3", n)
 	}
-	if dropped, err := DropJournal(ws); err != nil || !dropped {
-		t.Fatalf("DropJournal = %v, %v", dropped, err)
+	if _, err := ws.Lstat(journalPath); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the journal is still there (%v): the next run would fail on it again", err)
 	}
 	if _, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-18")}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(paths(t, ws, "beacon", layout.KindWeekly)); n != 1 {
-		t.Errorf("%d weeklies after the journal was dropped, want 1", n)
+		t.Errorf("%d weeklies after the next run, want 1", n)
 	}
+}
+
+// TestFailedUnitSparesOthers checks that a unit that cannot be applied
+// (here a write into a path under a file; a folder without write
+// permission or a full disk fail the same way) fails its teammate's
+// later units, not the other teammates': theirs are applied in the same
+// run, and the failed teammate is compacted by the next run.
+func TestFailedUnitSparesOthers(t *testing.T) {
+	ws := genWorkspace(t, day("2026-11-02"), day("2026-11-04"), 2, nil)
+	writeFile(t, ws, "quill/SOUL.md", soul, day("2026-11-02"))
+	for d := day("2026-11-02"); !d.After(day("2026-11-04")); d = d.AddDate(0, 0, 1) {
+		writeFile(t, ws, layout.DailyPath("quill", d), genDay(d, 2), d)
+	}
+	dry, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-18"), DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := *dry.Plan
+	broken := -1
+	for i, u := range p.Units {
+		if u.Teammate == "beacon" && len(u.Writes) > 0 && broken < 0 {
+			u.Writes = append([]Write{{Path: "beacon/SOUL.md/x.md", After: sum([]byte("x")), Content: "x"}}, u.Writes...)
+			p.Units[i], broken = u, i
+		}
+	}
+	if broken < 0 || p.Units[len(p.Units)-1].Teammate != "quill" {
+		t.Fatalf("plan %v: want a beacon unit before quill's", unitIDs(p.Units))
+	}
+	b, _ := json.Marshal(p)
+	writeFile(t, ws, journalPath, string(b), day("2026-11-18"))
+	_, err = Run(context.Background(), ws, Options{Now: fixed("2026-11-18")})
+	if err == nil || !strings.Contains(err.Error(), p.Units[broken].ID) {
+		t.Fatalf("err = %v, want the failed unit %s named", err, p.Units[broken].ID)
+	}
+	if n := len(paths(t, ws, "quill", layout.KindWeekly)); n != 1 {
+		t.Errorf("quill has %d weeklies, want 1: a beacon failure stopped quill's compaction", n)
+	}
+	if n := len(paths(t, ws, "beacon", layout.KindDaily)); n != 3 {
+		t.Errorf("beacon has %d dailies, want all 3", n)
+	}
+	if _, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-18")}); err != nil {
+		t.Fatalf("the next run: %v", err)
+	}
+	if n := len(paths(t, ws, "beacon", layout.KindWeekly)); n != 1 {
+		t.Errorf("beacon has %d weeklies after the next run, want 1", n)
+	}
+}
+
+func unitIDs(us []Unit) []string {
+	var out []string
+	for _, u := range us {
+		out = append(out, u.ID)
+	}
+	return out
 }
 
 func TestCorruptJournal(t *testing.T) {

@@ -109,11 +109,29 @@ func (j *journal) markDone(id string) error {
 	return nil
 }
 
-// apply runs p's units in order, then retires the journal.
+// apply runs p's units in order, then retires the journal. A unit that
+// fails (a folder that cannot be written, a full disk) is recorded in
+// res.Failed with its teammate's later units, and the other teammates'
+// units go on; the journal is retired all the same, which is as safe as
+// DropJournal, so the next run plans the failed units afresh instead of
+// failing on them before it compacts anyone. A cancelled run, or a
+// teammate's lock held past the wait, stops at once and leaves the
+// journal for the next run to finish.
 func (j *journal) apply(ctx context.Context, p *Plan, res *Result) error {
+	failed := map[string]string{} // teammate → the unit of theirs that failed
 	for _, u := range p.Units {
-		if err := j.applyUnit(ctx, u, res); err != nil {
+		if first, ok := failed[u.Teammate]; ok {
+			res.Failed = append(res.Failed, Failure{Unit: u.ID, Error: "not applied after " + first + " failed; the next run plans it again"})
+			continue
+		}
+		err := j.applyUnit(ctx, u, res)
+		if err != nil && (ctx.Err() != nil || errors.Is(err, layout.ErrLocked)) {
 			return err
+		}
+		if err != nil {
+			failed[u.Teammate] = u.ID
+			res.Failed = append(res.Failed, Failure{Unit: u.ID, Error: strings.TrimPrefix(err.Error(), "compact "+u.ID+": ") + "; the next run plans it again"})
+			continue
 		}
 		if err := j.markDone(u.ID); err != nil {
 			return err

@@ -135,7 +135,7 @@ func (ix *Index) progress(p Progress) {
 func (ix *Index) collectLocked(ctx context.Context, name string, limit int) ([]backlogChunk, int, error) {
 	s, err := ix.lockScope(ctx, name, false)
 	if err != nil {
-		if readOnly(err) {
+		if unwritable(err) {
 			return nil, 0, nil // nothing can be written: searches read it as it is
 		}
 		return nil, 0, err
@@ -375,6 +375,9 @@ func (ix *Index) writeBacklogStep(s *scope, vs *vectorSet) error {
 		return fmt.Errorf("add vectors of %s: %w", s.label(), err)
 	}
 	if err := ix.putVectors(s, filepath.Join(s.dir, vectorsFile), vs); err != nil {
+		if unwritable(err) {
+			ix.keepOldIndex(s)
+		}
 		return err
 	}
 	live := 0

@@ -815,6 +815,9 @@ func (ix *Index) syncFiles(ctx context.Context, s *scope, rebuild bool) (SyncSta
 			s.closeBleve()
 			return ix.syncFiles(ctx, s, true)
 		}
+		if unwritable(err) {
+			ix.keepOldIndex(s)
+		}
 		return st, err
 	}
 	return st, nil
@@ -824,6 +827,13 @@ func (ix *Index) syncFiles(ctx context.Context, s *scope, rebuild bool) (SyncSta
 // manifest, all between creating and removing the SYNCING marker.
 func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, deleted []string, revector bool, st *SyncStats) error {
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return fmt.Errorf("sync index of %s: %w", s.label(), err)
+	}
+	var src int64
+	for _, c := range changed {
+		src += c.file.Size
+	}
+	if err := checkSyncSpace(s.dir, src); err != nil {
 		return fmt.Errorf("sync index of %s: %w", s.label(), err)
 	}
 	marker := filepath.Join(s.dir, syncingFile)
@@ -841,7 +851,7 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 		case serr != nil:
 			bl, err = createBleve(bp)
 		default:
-			if bl, err = openBleve(bp, false); err != nil {
+			if bl, err = openBleve(bp, false); err != nil && !outOfSpace(err) {
 				err = fmt.Errorf("open bleve: %v: %w", err, errCorrupt)
 			}
 		}
@@ -858,6 +868,9 @@ func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, 
 			return nil
 		}
 		if err := s.bl.Batch(batch); err != nil {
+			if outOfSpace(err) {
+				return fmt.Errorf("index %s: %w", s.label(), err) // not damage: rebuilding would only drop the index
+			}
 			return fmt.Errorf("index %s: %v: %w", s.label(), err, errCorrupt)
 		}
 		batch.Reset()

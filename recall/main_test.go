@@ -35,6 +35,8 @@ func child(dir, op string) int {
 		return probe(dir, op)
 	case strings.HasPrefix(op, "fault-"):
 		return fault(dir, op)
+	case strings.HasPrefix(op, "fulldisk-"):
+		return fullDisk(dir, op)
 	}
 	ws, err := layout.Open(dir)
 	if err != nil {

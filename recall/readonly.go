@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -18,9 +19,50 @@ import (
 // an index with no marker when the reader starts and the same manifest file
 // when it is done was not written in between.
 
-// readOnly reports whether err means the workspace cannot be written.
-func readOnly(err error) bool {
-	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
+// unwritable reports whether err means the workspace cannot be written:
+// permissions, a read-only mount, or a full file system.
+func unwritable(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) || outOfSpace(err)
+}
+
+// outOfSpace reports whether err means the file system is full. bleve
+// formats the errors of its segment writes with %v, so the system's
+// message is looked for as well.
+func outOfSpace(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, syscall.ENOSPC.Error()) || strings.Contains(msg, syscall.EDQUOT.Error())
+}
+
+// keepOldIndex undoes the SYNCING marker of a write that failed because
+// the workspace cannot be written (a full disk fails in the middle of a
+// sync, not at its first write): when every index file still matches the
+// manifest on disk, nothing of the failed write reached them, so the
+// marker goes and the index is searched as it was. Otherwise the marker
+// stays, and a later sync rebuilds the scope.
+func (ix *Index) keepOldIndex(s *scope) {
+	s.closeBleve()
+	marker := filepath.Join(s.dir, syncingFile)
+	if _, err := os.Lstat(marker); err != nil {
+		return
+	}
+	b, fi, err := readRegular(filepath.Join(s.dir, manifestFile))
+	if err != nil {
+		return
+	}
+	m, _, err := decodeManifest(b, false)
+	if err != nil || m.Schema != SchemaVersion || m.Chunker != ix.opts.Chunking.String() {
+		return
+	}
+	if _, err := verifyStore(s.dir, m.Store, fi.ModTime().UnixNano(), &ix.seen); err != nil {
+		return
+	}
+	os.Remove(marker)
 }
 
 // errIndexMoved means a sync changed an index while it was read without
@@ -100,13 +142,19 @@ func checkUnlocked(scopes []*scope) error {
 }
 
 // readAsIs makes a locked scope whose sync failed because the workspace
-// cannot be written searchable as it is. The failed sync wrote nothing: its
-// first write (the marker, or the removal of the folder) is what failed.
+// cannot be written searchable as it is. On a read-only workspace the
+// failed sync wrote nothing: its first write (the marker, or the removal
+// of the folder) is what failed. On a full disk it may have failed half
+// way: keepOldIndex left the marker then, unless the index files were
+// found untouched, and the marker refuses the index here.
 func (ix *Index) readAsIs(s *scope, syncErr error) (*scope, error) {
 	ix.noteReadOnly(syncErr)
 	s.closeBleve()
 	if ok, why := ix.loadManifest(s, true); !ok {
 		s.close()
+		if why == "" {
+			return nil, fmt.Errorf("search %s: there is no index, and the workspace cannot be written to build it: %w", s.label(), syncErr)
+		}
 		return nil, fmt.Errorf("search %s: the index cannot be used as it is (%s), and the workspace cannot be written to rebuild it: %w", s.label(), why, syncErr)
 	}
 	if err := ix.openForRead(s); err != nil {

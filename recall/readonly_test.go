@@ -95,13 +95,16 @@ func TestReadOnlyErrors(t *testing.T) {
 	}{
 		{"permission", &os.PathError{Op: "open", Path: "x", Err: syscall.EACCES}, true},
 		{"read-only file system", &os.PathError{Op: "mkdir", Path: "x", Err: syscall.EROFS}, true},
+		{"no space", &os.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC}, true},
+		{"over quota", &os.PathError{Op: "write", Path: "x", Err: syscall.EDQUOT}, true},
+		{"no space, as bleve formats it", fmt.Errorf("segment: x.zap persist err: %v", &os.PathError{Op: "write", Path: "x.zap", Err: syscall.ENOSPC}), true},
 		{"not a folder", &os.PathError{Op: "mkdir", Path: "x", Err: syscall.ENOTDIR}, false},
 		{"missing", os.ErrNotExist, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := readOnly(tt.err); got != tt.want {
-				t.Errorf("readOnly(%v) = %v, want %v", tt.err, got, tt.want)
+			if got := unwritable(tt.err); got != tt.want {
+				t.Errorf("unwritable(%v) = %v, want %v", tt.err, got, tt.want)
 			}
 		})
 	}
@@ -177,4 +180,64 @@ func hitLines(hits []Hit) []string {
 		out = append(out, fmt.Sprintf("%s:%d-%d %.6f", h.Path, h.StartLine, h.EndLine, h.Score))
 	}
 	return out
+}
+
+// TestKeepOldIndex: after a write that failed for want of space, the
+// SYNCING marker goes only when every index file still matches the
+// manifest on disk.
+func TestKeepOldIndex(t *testing.T) {
+	tests := []struct {
+		name       string
+		damage     func(t *testing.T, dir string)
+		wantMarker bool
+	}{
+		{name: "index files untouched"},
+		{
+			name: "an index file changed",
+			damage: func(t *testing.T, dir string) {
+				appendTo(t, filepath.Join(dir, vectorsFile), "x")
+			},
+			wantMarker: true,
+		},
+		{
+			name: "no manifest",
+			damage: func(t *testing.T, dir string) {
+				if err := os.Remove(filepath.Join(dir, manifestFile)); err != nil {
+					t.Fatal(err)
+				}
+			},
+			wantMarker: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := syncedWorkspace(t, true)
+			ix, _ := openIndex(t, ws, Options{})
+			s := &scope{name: "beacon", dir: ws.IndexDir("beacon")}
+			marker := filepath.Join(s.dir, syncingFile)
+			if err := os.WriteFile(marker, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tt.damage != nil {
+				tt.damage(t, s.dir)
+			}
+			ix.keepOldIndex(s)
+			_, err := os.Lstat(marker)
+			if got := err == nil; got != tt.wantMarker {
+				t.Errorf("marker left = %v, want %v", got, tt.wantMarker)
+			}
+		})
+	}
+}
+
+func appendTo(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -143,7 +143,7 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 func (ix *Index) readyScope(ctx context.Context, name string, noSync, rebuild bool, b *embedBudget) (*scope, error) {
 	s, err := ix.lockScope(ctx, name, !noSync)
 	if err != nil {
-		if !readOnly(err) {
+		if !unwritable(err) {
 			return nil, err
 		}
 		ix.noteReadOnly(err)
@@ -162,7 +162,7 @@ func (ix *Index) readyScope(ctx context.Context, name string, noSync, rebuild bo
 		}
 	}
 	if _, err := ix.syncScope(ctx, s, rebuild, b); err != nil {
-		if readOnly(err) {
+		if unwritable(err) {
 			return ix.readAsIs(s, err)
 		}
 		s.close()

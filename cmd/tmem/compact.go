@@ -61,7 +61,8 @@ that cannot be finished (always safe). Only one compaction runs per
 workspace: a second one exits with code 4 at once.
 
 Silent on success unless -v; exit 1 when anything failed (each failure is
-named on stderr); cron-friendly:
+named on stderr). SIGINT or SIGTERM stop the summarizer program and all it
+started, and the run at a safe point (exit 130 or 143). Cron-friendly:
   17 3 * * 1  cd /path/to/project && tmem compact --all`,
 		Example: `  tmem compact --all --dry-run
   tmem compact --teammate beacon --episodic -v
@@ -82,15 +83,20 @@ named on stderr); cron-friendly:
 			case opts.discard != "":
 				return compact.DiscardProposal(ws, opts.discard)
 			}
-			o, vectors, err := f.compactOptions(cmd.Context(), ws, opts)
+			ctx, stop := f.stopOnSignal(background(cmd))
+			defer stop()
+			o, vectors, err := f.compactOptions(ctx, ws, opts)
 			if err != nil {
 				return err
 			}
 			var res *compact.Result
 			if opts.apply != "" {
-				res, err = compact.ApplyProposal(cmd.Context(), ws, opts.apply, o)
+				res, err = compact.ApplyProposal(ctx, ws, opts.apply, o)
 			} else {
-				res, err = compact.Run(cmd.Context(), ws, o)
+				res, err = compact.Run(ctx, ws, o)
+			}
+			if ierr := interrupted(ctx); ierr != nil {
+				return fmt.Errorf("compact: %w (the next run takes up where it stopped)", ierr)
 			}
 			if vectors != nil && vectors.Err() != nil {
 				f.warnf("compact: embedding model failed, clustered by word overlap instead: %v", vectors.Err())

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"syscall"
 	"testing"
 
 	"github.com/tmemhq/tmem/layout"
@@ -23,6 +25,8 @@ func TestExitCodes(t *testing.T) {
 		{"compaction locked", fmt.Errorf("compact: %w", errLocked), exitLocked},
 		{"a teammate's lock held past the wait", fmt.Errorf("log: %w", layout.ErrLocked), exitLocked},
 		{"an index held past the wait", fmt.Errorf("recall: %w", recall.ErrLocked), exitLocked},
+		{"stopped by SIGTERM", fmt.Errorf("compact: %w", interruptedError{syscall.SIGTERM}), 143},
+		{"stopped by SIGINT", fmt.Errorf("compact: %w", interruptedError{os.Interrupt}), 130},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

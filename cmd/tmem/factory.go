@@ -166,6 +166,7 @@ const exitCodesHelp = `Exit codes:
   3  no workspace found (run 'tmem init')
   4  locked: another tmem compact is running on this workspace, or another
      tmem process held a teammate or an index past the wait
+  130, 143  stopped by SIGINT or SIGTERM
 `
 
 type usageError struct{ error }
@@ -204,7 +205,10 @@ func (f *factory) exitCode(err error) int {
 	}
 	var ue usageError
 	var ut *layout.UnknownTeammateError
+	var ie interruptedError
 	switch {
+	case errors.As(err, &ie):
+		return ie.code()
 	case errors.Is(err, layout.ErrNoWorkspace):
 		fmt.Fprintf(f.stderr, "hint: run 'tmem init' to create one, or pass --dir PATH\n")
 		return exitNoWorkspace

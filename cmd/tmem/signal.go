@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// interruptedError is the error of a command that SIGINT or SIGTERM
+// stopped; it exits 128 plus the signal's number, as a shell reports a
+// program the signal killed.
+type interruptedError struct{ sig os.Signal }
+
+func (e interruptedError) Error() string {
+	switch e.sig {
+	case os.Interrupt:
+		return "stopped by SIGINT"
+	case syscall.SIGTERM:
+		return "stopped by SIGTERM"
+	}
+	return fmt.Sprintf("stopped by signal %v", e.sig)
+}
+
+// code is the exit code for the signal.
+func (e interruptedError) code() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return exitFailure
+}
+
+// signalGrace is how long a command may take to stop at a safe point
+// after SIGINT or SIGTERM before the process exits anyway (every write is
+// atomic and compaction is journalled, so that is safe too).
+const signalGrace = 5 * time.Second
+
+// stopOnSignal returns a context that SIGINT or SIGTERM cancels, so that
+// a command can stop what it started (a summarizer program and its
+// children) and leave its files at a safe point before it exits. If the
+// command has not returned signalGrace later, or a second signal comes,
+// the process exits at once. stop releases the signals.
+func (f *factory) stopOnSignal(parent context.Context) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		var sig os.Signal
+		select {
+		case sig = <-ch:
+			cancel(interruptedError{sig})
+		case <-done:
+			return
+		}
+		select {
+		case <-ch:
+		case <-time.After(signalGrace):
+		case <-done:
+			return
+		}
+		ie := interruptedError{sig}
+		fmt.Fprintf(f.stderr, "tmem: %v, exiting without waiting for the command to stop\n", ie)
+		os.Exit(ie.code())
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// interrupted returns the interruptedError that cancelled ctx, or nil.
+func interrupted(ctx context.Context) error {
+	var ie interruptedError
+	if errors.As(context.Cause(ctx), &ie) {
+		return ie
+	}
+	return nil
+}
