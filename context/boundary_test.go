@@ -102,3 +102,63 @@ func buildBytes(t *testing.T, ws *layout.Workspace, rec Recaller) *Result {
 	checkInvariants(t, r, byteTokens{})
 	return r
 }
+
+// TestRecallOverlapAtEdges: a recalled passage that shares even one line
+// with an injected daily entry, or with a better memory that went in, is
+// dropped; one that only touches them, or that overlaps a better memory
+// that was itself left out, goes in.
+func TestRecallOverlapAtEdges(t *testing.T) {
+	// Entry "A" is lines 3-5, entry "B" lines 7-9; a long "B" does not
+	// fit the daily share, and "A", older, is left out with it.
+	small := "# 2026-11-19\n\n## A\n\nalpha\n\n## B\n\nbeta\n"
+	long := "# 2026-11-19\n\n## A\n\nalpha\n\n## B\n\n" + strings.Repeat("beta ", 200) + "\n"
+	const daily, typed = "solo/memory/2026-11-19.md", "solo/memory/project_x.md"
+	hit := func(path string, from, to int, score float64, text string) recall.Hit {
+		return recall.Hit{Teammate: "solo", Path: path, Kind: "typed", StartLine: from, EndLine: to, Score: score, Text: text}
+	}
+	const inDailies, repeats = "already in the stack: the recent daily logs", "repeats lines of a higher-scored memory"
+	tests := []struct {
+		name string
+		log  string // yesterday's log; "" means small
+		hits []recall.Hit
+		want []string // each hit's Why when dropped, "" when included
+	}{
+		{"ends on an entry's heading line", "", []recall.Hit{hit(daily, 1, 3, 1, "title")}, []string{inDailies}},
+		{"starts on an entry's last line", "", []recall.Hit{hit(daily, 5, 6, 1, "alpha")}, []string{inDailies}},
+		{"lies between two entries", "", []recall.Hit{hit(daily, 6, 6, 1, "gap")}, []string{""}},
+		{"repeats an entry left out of the daily logs", long, []recall.Hit{hit(daily, 3, 5, 1, "alpha")}, []string{""}},
+		{"ends on a better memory's first line", "",
+			[]recall.Hit{hit(typed, 10, 20, 1, "better"), hit(typed, 4, 10, 0.9, "worse")}, []string{"", repeats}},
+		{"starts on a better memory's last line", "",
+			[]recall.Hit{hit(typed, 10, 20, 1, "better"), hit(typed, 20, 24, 0.9, "worse")}, []string{"", repeats}},
+		{"follows a better memory", "",
+			[]recall.Hit{hit(typed, 10, 20, 1, "better"), hit(typed, 21, 24, 0.9, "worse")}, []string{"", ""}},
+		{"overlaps a better memory that did not fit", "",
+			[]recall.Hit{hit(typed, 10, 20, 1, strings.Repeat("too long ", 200)), hit(typed, 12, 14, 0.9, "small")},
+			[]string{"does not fit", ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			log := tt.log
+			if log == "" {
+				log = small
+			}
+			ws := writeFiles(t, map[string]string{"solo/SOUL.md": "# Solo\n\n## Identity\n\nTests things.\n", daily: log})
+			r := buildBytes(t, ws, &fakeRecaller{ws: ws, now: exampleNow, extra: tt.hits})
+			items := r.Manifest.Recall.Items
+			if len(items) != len(tt.want) {
+				t.Fatalf("recall items %+v, want %d", items, len(tt.want))
+			}
+			for i, want := range tt.want {
+				it := items[i]
+				got := ""
+				if it.Decision != Included {
+					got = it.Why
+				}
+				if want == "" && got != "" || !strings.HasPrefix(got, want) {
+					t.Errorf("%s:%d-%d: %s %q, want %q", it.Path, it.StartLine, it.EndLine, it.Decision, got, want)
+				}
+			}
+		})
+	}
+}
