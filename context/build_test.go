@@ -650,6 +650,11 @@ func TestBuildOmissions(t *testing.T) {
 			wantWarn: []string{"solo/memory/2026-11-20.md: file is 4.0 MiB, over the 4.0 MiB limit for memory files; left out of the stack"},
 		},
 		{
+			name:     "no log for today, only earlier ones",
+			files:    map[string]string{"solo/SOUL.md": soul, "solo/memory/2026-11-18.md": good},
+			wantText: []string{"_No log for today yet: it goes in `.teammates/solo/memory/2026-11-20.md`._", "### Good\n\nfine"},
+		},
+		{
 			name:     "a file that cannot be read",
 			files:    map[string]string{"solo/SOUL.md": soul},
 			dirs:     []string{"solo/GOALS.md"},
