@@ -17,25 +17,26 @@ type byteTokens struct{}
 func (byteTokens) Name() string          { return "bytes" }
 func (byteTokens) Count(text string) int { return len(text) }
 
-// TestBudgetExactFit: a daily entry or a recalled memory that fills its
-// share of the budget to the last token goes in, and the budget is not
-// reported exceeded; one token more and it is left out.
-func TestBudgetExactFit(t *testing.T) {
-	const budget = 1024
+// shareCase is a stack whose one memory under test, of a filler of n
+// bytes, must fit one share of the budget.
+type shareCase struct {
+	name string
+	// build builds the stack with tok and returns the memory's decision,
+	// the tokens its section used and the tokens that section may use.
+	build func(t *testing.T, n int, tok Tokenizer) (r *Result, decision, why string, used, limit int)
+}
+
+// shareCases are a daily entry under the daily share and a recalled
+// memory under what the daily logs leave.
+func shareCases() []shareCase {
 	soul := "# Solo\n\n## Identity\n\nTests things.\n"
-	tests := []struct {
-		name string
-		// build builds the stack with a filler of n bytes in the memory
-		// under test and returns its decision, the tokens its section
-		// used and the tokens that section may use.
-		build func(t *testing.T, n int) (r *Result, decision, why string, used, limit int)
-	}{
+	return []shareCase{
 		{
 			name: "yesterday's entry fills the daily share",
-			build: func(t *testing.T, n int) (*Result, string, string, int, int) {
+			build: func(t *testing.T, n int, tok Tokenizer) (*Result, string, string, int, int) {
 				ws := writeFiles(t, map[string]string{"solo/SOUL.md": soul,
 					"solo/memory/2026-11-19.md": "# 2026-11-19\n\n## Notes\n\n" + strings.Repeat("x", n) + "\n"})
-				r := buildBytes(t, ws, nil)
+				r := buildSmall(t, ws, nil, tok)
 				if len(r.Manifest.Dailies) != 1 {
 					t.Fatalf("dailies %+v, want one entry", r.Manifest.Dailies)
 				}
@@ -45,11 +46,11 @@ func TestBudgetExactFit(t *testing.T) {
 		},
 		{
 			name: "a recalled memory fills what the daily logs leave",
-			build: func(t *testing.T, n int) (*Result, string, string, int, int) {
+			build: func(t *testing.T, n int, tok Tokenizer) (*Result, string, string, int, int) {
 				ws := writeFiles(t, map[string]string{"solo/SOUL.md": soul})
 				rec := &fakeRecaller{ws: ws, now: exampleNow, extra: []recall.Hit{{Teammate: "solo", Path: "solo/memory/project_x.md",
 					Kind: "typed", Type: "project", Name: "X", StartLine: 5, EndLine: 9, Score: 1, Text: strings.Repeat("x", n)}}}
-				r := buildBytes(t, ws, rec)
+				r := buildSmall(t, ws, rec, tok)
 				if len(r.Manifest.Recall.Items) != 1 {
 					t.Fatalf("recall items %+v, want one", r.Manifest.Recall.Items)
 				}
@@ -58,21 +59,34 @@ func TestBudgetExactFit(t *testing.T) {
 			},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, dec, why, used, limit := tt.build(t, 10)
-			if dec != Included {
-				t.Fatalf("a 10-byte memory is %s (%s)", dec, why)
-			}
-			fill := 10 + limit - used
+}
 
-			r, dec, why, used, limit := tt.build(t, fill)
+// exactFill returns the filler size at which c's memory, counted in
+// bytes, fills its share to the last token.
+func exactFill(t *testing.T, c shareCase) int {
+	t.Helper()
+	_, dec, why, used, limit := c.build(t, 10, byteTokens{})
+	if dec != Included {
+		t.Fatalf("a 10-byte memory is %s (%s)", dec, why)
+	}
+	return 10 + limit - used
+}
+
+// TestBudgetExactFit: a daily entry or a recalled memory that fills its
+// share of the budget to the last token goes in, and the budget is not
+// reported exceeded; one token more and it is left out.
+func TestBudgetExactFit(t *testing.T) {
+	for _, tt := range shareCases() {
+		t.Run(tt.name, func(t *testing.T) {
+			fill := exactFill(t, tt)
+
+			r, dec, why, used, limit := tt.build(t, fill, byteTokens{})
 			if dec != Included || used != limit {
 				t.Errorf("exact fit: %s (%s), %d of %d tokens used; want included and all used", dec, why, used, limit)
 			}
 			b := r.Manifest.Budget
-			if b.Used != b.DailiesUsed+b.RecallUsed || b.Used > budget || b.Exceeded || b.ExceededBy != 0 {
-				t.Errorf("exact fit: budget %+v, want used within %d and not exceeded", b, budget)
+			if b.Used != b.DailiesUsed+b.RecallUsed || b.Used > b.Total || b.Exceeded || b.ExceededBy != 0 {
+				t.Errorf("exact fit: budget %+v, want used within the total and not exceeded", b)
 			}
 			for _, n := range r.Manifest.Notes {
 				if strings.Contains(n, "exceeded") || strings.Contains(n, "over the daily share") {
@@ -80,7 +94,7 @@ func TestBudgetExactFit(t *testing.T) {
 				}
 			}
 
-			r, dec, why, used, limit = tt.build(t, fill+1)
+			r, dec, why, used, limit = tt.build(t, fill+1, byteTokens{})
 			if dec != Dropped || !strings.HasPrefix(why, "does not fit") || used > limit {
 				t.Errorf("one token over: %s (%s), %d of %d tokens used; want dropped as not fitting", dec, why, used, limit)
 			}
@@ -91,15 +105,43 @@ func TestBudgetExactFit(t *testing.T) {
 	}
 }
 
-// buildBytes builds solo's stack with a budget of 1,024 byte-tokens.
-func buildBytes(t *testing.T, ws *layout.Workspace, rec Recaller) *Result {
+// joinTax counts a byte a token, plus ten for each "##" or deeper heading
+// that follows a blank line: the blocks of a section, which start with
+// such a heading, can exceed their share once joined, as BPE counts can.
+// Sections start with a "#" heading, so they still add up.
+type joinTax struct{}
+
+func (joinTax) Name() string { return "jointax" }
+func (joinTax) Count(text string) int {
+	return len(text) + 10*strings.Count(text, "\n\n##")
+}
+
+// TestBudgetRenderedCount: when a section as rendered counts more tokens
+// than its blocks one by one, what was taken last is dropped until the
+// rendered section fits its share, and the manifest says why.
+func TestBudgetRenderedCount(t *testing.T) {
+	for _, tt := range shareCases() {
+		t.Run(tt.name, func(t *testing.T) {
+			r, dec, why, used, limit := tt.build(t, exactFill(t, tt), joinTax{})
+			if dec != Dropped || !strings.HasPrefix(why, "dropped so that the section as rendered fits") {
+				t.Errorf("decision %s (%s), want dropped so that the section as rendered fits", dec, why)
+			}
+			if b := r.Manifest.Budget; used > limit || b.Used > b.Total || b.Exceeded {
+				t.Errorf("%d of %d tokens used, budget %+v: want within the share", used, limit, b)
+			}
+		})
+	}
+}
+
+// buildSmall builds solo's stack with a budget of 1,024 tokens.
+func buildSmall(t *testing.T, ws *layout.Workspace, rec Recaller, tok Tokenizer) *Result {
 	t.Helper()
-	r, err := Build(context.Background(), ws, Options{Teammate: "solo", Task: "x", Budget: 1024, Tokenizer: byteTokens{},
+	r, err := Build(context.Background(), ws, Options{Teammate: "solo", Task: "x", Budget: 1024, Tokenizer: tok,
 		Now: fixedClock(exampleNow), Location: time.UTC, Recaller: rec})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, r, byteTokens{})
+	checkInvariants(t, r, tok)
 	return r
 }
 
@@ -144,7 +186,7 @@ func TestRecallOverlapAtEdges(t *testing.T) {
 				log = small
 			}
 			ws := writeFiles(t, map[string]string{"solo/SOUL.md": "# Solo\n\n## Identity\n\nTests things.\n", daily: log})
-			r := buildBytes(t, ws, &fakeRecaller{ws: ws, now: exampleNow, extra: tt.hits})
+			r := buildSmall(t, ws, &fakeRecaller{ws: ws, now: exampleNow, extra: tt.hits}, byteTokens{})
 			items := r.Manifest.Recall.Items
 			if len(items) != len(tt.want) {
 				t.Fatalf("recall items %+v, want %d", items, len(tt.want))
