@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -235,6 +236,20 @@ func TestBuildEdgeCases(t *testing.T) {
 				}
 				if !hasNote(r, "budget exceeded by") {
 					t.Errorf("notes %q do not say the budget was exceeded", r.Manifest.Notes)
+				}
+			},
+		},
+		{
+			name:  "today's log with no entries yet is shown and listed",
+			files: map[string]string{"solo/SOUL.md": soul, "solo/memory/2026-11-20.md": "# 2026-11-20\n"},
+			check: func(t *testing.T, r *Result) {
+				if want := "(today) — .teammates/solo/memory/2026-11-20.md"; !strings.Contains(r.Text, want) || strings.Contains(r.Text, "No log for today yet") {
+					t.Errorf("text lacks %q or says there is no log", want)
+				}
+				for _, s := range r.Manifest.Sections {
+					if s.Name == SectionDailies && !slices.Contains(s.Sources, "solo/memory/2026-11-20.md") {
+						t.Errorf("dailies sources %q lack today's log", s.Sources)
+					}
 				}
 			},
 		},
