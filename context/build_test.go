@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -235,6 +236,20 @@ func TestBuildEdgeCases(t *testing.T) {
 				}
 				if !hasNote(r, "budget exceeded by") {
 					t.Errorf("notes %q do not say the budget was exceeded", r.Manifest.Notes)
+				}
+			},
+		},
+		{
+			name:  "today's log with no entries yet is shown and listed",
+			files: map[string]string{"solo/SOUL.md": soul, "solo/memory/2026-11-20.md": "# 2026-11-20\n"},
+			check: func(t *testing.T, r *Result) {
+				if want := "(today) — .teammates/solo/memory/2026-11-20.md"; !strings.Contains(r.Text, want) || strings.Contains(r.Text, "No log for today yet") {
+					t.Errorf("text lacks %q or says there is no log", want)
+				}
+				for _, s := range r.Manifest.Sections {
+					if s.Name == SectionDailies && !slices.Contains(s.Sources, "solo/memory/2026-11-20.md") {
+						t.Errorf("dailies sources %q lack today's log", s.Sources)
+					}
 				}
 			},
 		},
@@ -648,6 +663,11 @@ func TestBuildOmissions(t *testing.T) {
 			wantText: []string{"_Today's log `.teammates/solo/memory/2026-11-20.md` was left out: it is over the size limit (see `tmem doctor`)._"},
 			notText:  []string{"No log for today yet"},
 			wantWarn: []string{"solo/memory/2026-11-20.md: file is 4.0 MiB, over the 4.0 MiB limit for memory files; left out of the stack"},
+		},
+		{
+			name:     "no log for today, only earlier ones",
+			files:    map[string]string{"solo/SOUL.md": soul, "solo/memory/2026-11-18.md": good},
+			wantText: []string{"_No log for today yet: it goes in `.teammates/solo/memory/2026-11-20.md`._", "### Good\n\nfine"},
 		},
 		{
 			name:     "a file that cannot be read",

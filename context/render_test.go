@@ -22,6 +22,7 @@ func TestDemote(t *testing.T) {
 		{"setext headings become ATX", "Title\n=====\n\nPart\n---\ntext", "## Title\n\n\n### Part\n\ntext", 1},
 		{"thematic break stays", "text\n\n---\n\nmore", "text\n\n---\n\nmore", 1},
 		{"list item then dashes stays", "- item\n---", "- item\n---", 1},
+		{"two dashes are no underline", "Title\n--\ntext", "Title\n--\ntext", 1},
 		{"underline in a fence stays", "```\nx\n===\n```", "```\nx\n===\n```", 1},
 	}
 	for _, tt := range tests {

@@ -85,3 +85,89 @@ func TestEvalWithoutEmbedderSaysSo(t *testing.T) {
 		t.Errorf("details lack the per-tag rows:\n%s", d)
 	}
 }
+
+// TestCutoffs: each report row is one cut-off, 1, 5 and 10 below k, then
+// k itself, never twice.
+func TestCutoffs(t *testing.T) {
+	tests := []struct {
+		k    int
+		want []int
+	}{
+		{1, []int{1}},
+		{3, []int{1, 3}},
+		{5, []int{1, 5}},
+		{10, []int{1, 5, 10}},
+		{20, []int{1, 5, 10, 20}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint("k=", tt.k), func(t *testing.T) {
+			if got := cutoffs(tt.k); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("cutoffs(%d) = %v, want %v", tt.k, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestScoreHitsStopsAtK: an answer found below the k-th hit counts as
+// not found, for the reciprocal rank as for recall.
+func TestScoreHitsStopsAtK(t *testing.T) {
+	hits := []Hit{{Path: "a.md", Text: "aaaa"}, {Path: "b.md", Text: "bbbbbbbb"}, {Path: "c.md", Text: "cccc"}}
+	tests := []struct {
+		name   string
+		answer string
+		k      int
+		rank   int
+	}{
+		{"first hit", "a.md", 2, 1},
+		{"k-th hit", "b.md", 2, 2},
+		{"below k", "c.md", 2, 0},
+		{"not returned", "d.md", 3, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := scoreHits(hits, EvalQuestion{ID: "q", Answers: []string{tt.answer}}, tt.k, nil)
+			if len(s.ranks) != 1 || s.ranks[0] != tt.rank {
+				t.Errorf("ranks %v, want [%d]", s.ranks, tt.rank)
+			}
+			if len(s.tokens) != min(tt.k, len(hits)) {
+				t.Errorf("tokens of %d hits, want %d", len(s.tokens), min(tt.k, len(hits)))
+			}
+			mrr := average([]qScore{s}, cutoffs(tt.k)).MRR
+			want := 0.0
+			if tt.rank > 0 {
+				want = 1 / float64(tt.rank)
+			}
+			if mrr != want {
+				t.Errorf("MRR %v, want %v", mrr, want)
+			}
+		})
+	}
+}
+
+// TestLoadEvalSetRejects: a set that cannot be scored is refused, naming
+// the file and the question.
+func TestLoadEvalSetRejects(t *testing.T) {
+	tests := []struct {
+		name, file, body, want string
+	}{
+		{"no questions", "set.json", `{"questions": []}`, "no questions"},
+		{"a question with neither answers nor evidence", "set.json",
+			`{"questions": [{"id": "q1", "query": "a", "answers": ["x.md"]}, {"id": "q2", "query": "b"}]}`,
+			`question 2 ("q2") has neither answers nor evidence`},
+		{"an evidence question without evidence", "set.jsonl",
+			`{"id": "q1", "question": "a", "evidence": ["D1:1"]}` + "\n" + `{"id": "q2", "question": "b", "evidence": []}` + "\n",
+			`set.jsonl:2: question "q2" lists no evidence`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), tt.file)
+			if err := os.WriteFile(p, []byte(tt.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := LoadEvalSet(p)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("LoadEvalSet = %+v, %v; want an error holding %q", s, err, tt.want)
+			}
+		})
+	}
+}

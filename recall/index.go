@@ -592,6 +592,15 @@ type candidate struct {
 	hash  string
 }
 
+// statClean reports whether a file's stat data is what the manifest
+// recorded (f, nil when the file is new), with times older than racyAfter,
+// so that its content need not be read again.
+func (f *fileState) statClean(c *candidate, racyAfter int64) bool {
+	mtime := c.file.ModTime.UnixNano()
+	return f != nil && f.Size == c.file.Size && f.MTime == mtime && f.CTime == c.ctime && f.Ino == c.ino &&
+		f.MTime < racyAfter && f.CTime < racyAfter
+}
+
 // scopeFiles lists, with one stat per file, the files a scope indexes: for
 // a teammate its typed memories, summaries, WISDOM.md and the dailies
 // that are not recent (the context builder shows those); for the shared
@@ -746,8 +755,7 @@ func (ix *Index) syncFiles(ctx context.Context, s *scope, rebuild bool) (SyncSta
 		keep[f.Path] = true
 		old := s.man.Files[f.Path]
 		mtime := f.ModTime.UnixNano()
-		if old != nil && old.Size == f.Size && old.MTime == mtime && old.CTime == c.ctime && old.Ino == c.ino &&
-			old.MTime < racyAfter && old.CTime < racyAfter {
+		if old.statClean(c, racyAfter) {
 			if old.Err != "" {
 				ix.warnf("recall: not indexed: %s", old.Err) // on every sync, until it is fixed
 			}

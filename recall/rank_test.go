@@ -253,3 +253,29 @@ func TestSameWords(t *testing.T) {
 		}
 	}
 }
+
+// TestPreferLogs: a summary's day is left out when a chunk of the log it
+// cites scored too, and kept when none did.
+func TestPreferLogs(t *testing.T) {
+	day := func(cites string, score float64) ranked {
+		r := rk("w", 2, "weekly", score)
+		r.chunk.Cites = cites
+		return r
+	}
+	tests := []struct {
+		name string
+		in   []ranked
+		want string
+	}{
+		{"the cited log scored", []ranked{day("a", 3), rk("a", 1, "daily", 1)}, "a#1"},
+		{"the cited log did not score", []ranked{day("a", 3), rk("b", 1, "daily", 1)}, "w#2,b#1"},
+		{"another log scored", []ranked{day("c", 3), rk("a", 1, "daily", 1)}, "w#2,a#1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ids(passages(tt.in, 10, 1)); got != tt.want {
+				t.Errorf("passages = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}

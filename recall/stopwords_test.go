@@ -47,6 +47,7 @@ func TestCompounds(t *testing.T) {
 		{"hyphenated", "an e-mail", []string{"email"}, nil, nil},
 		{"one word split, parts stemmed", "icecream", nil, []string{"ic\x1fcream", "icec\x1fream"}, nil},
 		{"a short word split", "email", nil, []string{"e\x1fmail"}, nil},
+		{"the second part has three letters or more", "email", nil, []string{"em\x1fail"}, []string{"ema\x1fil", "emai\x1fl"}},
 		{"a name is not split", "Melanie", nil, nil, []string{"mel\x1fani"}},
 		{"numbers are not joined", "v1 7", nil, nil, []string{"v17"}},
 		{"words apart are not joined", "ice and cream", nil, nil, []string{"icecream"}},

@@ -348,3 +348,48 @@ func TestRebuild(t *testing.T) {
 		t.Errorf("rebuild: %+v, want both scopes rebuilt with %d chunks", st, first.Chunks)
 	}
 }
+
+// TestStatClean: a file is taken as unchanged without reading it only when
+// its size, mtime, ctime and inode are those recorded, and both times lie
+// before the racy window of the last sync; a new file is always read.
+// (A real rewrite within one clock tick cannot be made on demand, so the
+// rule is checked on stat data.)
+func TestStatClean(t *testing.T) {
+	ns := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC).UnixNano()
+	rec := &fileState{Size: 120, MTime: ns, CTime: ns + 5, Ino: 42}
+	// touched has an mtime set after its ctime, as by a touch -d.
+	touched := &fileState{Size: 120, MTime: ns + 10, CTime: ns, Ino: 42}
+	later := ns + time.Minute.Nanoseconds()
+	tests := []struct {
+		name      string
+		old       *fileState
+		change    func(c *candidate)
+		racyAfter int64
+		want      bool
+	}{
+		{"all the same, synced long after", rec, func(*candidate) {}, later, true},
+		{"a new file", nil, func(*candidate) {}, later, false},
+		{"another size", rec, func(c *candidate) { c.file.Size++ }, later, false},
+		{"another mtime", rec, func(c *candidate) { c.file.ModTime = c.file.ModTime.Add(time.Nanosecond) }, later, false},
+		{"another ctime", rec, func(c *candidate) { c.ctime++ }, later, false},
+		{"another inode", rec, func(c *candidate) { c.ino++ }, later, false},
+		{"mtime inside the racy window", touched, func(*candidate) {}, ns + 5, false},
+		{"ctime inside the racy window", rec, func(*candidate) {}, ns + 3, false},
+		{"ctime on the racy window's first nanosecond", rec, func(*candidate) {}, ns + 5, false},
+		{"mtime on the racy window's first nanosecond", touched, func(*candidate) {}, ns + 10, false},
+		{"both times just before the racy window", touched, func(*candidate) {}, ns + 11, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			from := tt.old
+			if from == nil {
+				from = rec
+			}
+			c := &candidate{file: layout.File{Size: from.Size, ModTime: time.Unix(0, from.MTime)}, ctime: from.CTime, ino: from.Ino}
+			tt.change(c)
+			if got := tt.old.statClean(c, tt.racyAfter); got != tt.want {
+				t.Errorf("statClean = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
