@@ -60,14 +60,16 @@ func demote(md string, levels int) string {
 	return strings.Join(lines, "\n")
 }
 
-// setextLevel returns 1 for a === underline, 2 for a --- one (three or
-// more dashes, so that a lone "-" stays a list item), else 0.
+// setextLevel returns 1 for a === underline, 2 for a --- one, else 0.
+// Any number of signs underlines the paragraph line above (a lone "-"
+// too: after a paragraph it is no empty list item); after anything else
+// the caller does not ask.
 func setextLevel(trim string) int {
 	t := strings.TrimRight(trim, " \t")
 	switch {
 	case t != "" && strings.Trim(t, "=") == "":
 		return 1
-	case len(t) >= 3 && strings.Trim(t, "-") == "":
+	case t != "" && strings.Trim(t, "-") == "":
 		return 2
 	}
 	return 0

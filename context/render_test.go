@@ -1,7 +1,12 @@
 package context
 
 import (
+	"slices"
 	"testing"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	gmtext "github.com/yuin/goldmark/text"
 
 	"github.com/tmemhq/tmem/recall"
 )
@@ -22,7 +27,9 @@ func TestDemote(t *testing.T) {
 		{"setext headings become ATX", "Title\n=====\n\nPart\n---\ntext", "## Title\n\n\n### Part\n\ntext", 1},
 		{"thematic break stays", "text\n\n---\n\nmore", "text\n\n---\n\nmore", 1},
 		{"list item then dashes stays", "- item\n---", "- item\n---", 1},
-		{"two dashes are no underline", "Title\n--\ntext", "Title\n--\ntext", 1},
+		{"two dashes underline too", "Title\n--\ntext", "### Title\n\ntext", 1},
+		{"one dash underlines too", "Title\n-", "### Title\n", 1},
+		{"a lone dash after a list item stays", "- item\n-", "- item\n-", 1},
 		{"underline in a fence stays", "```\nx\n===\n```", "```\nx\n===\n```", 1},
 	}
 	for _, tt := range tests {
@@ -62,4 +69,49 @@ func TestHitBlock(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDemoteAgreesWithTheParser checks, with the Markdown parser memory
+// files are read with, that demoting pushes every heading the parser sees
+// down by the levels asked (capped at six) and makes no new one: a
+// memory's heading never reads as one of the stack's own sections.
+func TestDemoteAgreesWithTheParser(t *testing.T) {
+	texts := map[string]string{
+		"atx":              "# T\n\n## E\ntext",
+		"setext equals":    "Title\n=\n\ntext",
+		"setext one dash":  "Title\n-\ntext",
+		"setext two":       "Title\n--",
+		"setext spaced":    "Title\n- \ntext",
+		"lazy paragraph":   "one\ntwo\n---",
+		"after a list":     "- item\n-\n\nPara\n---",
+		"after a quote":    "> quoted\n---",
+		"fenced":           "```\n# no\n```\n# yes",
+		"indented heading": "   ## three spaces",
+		"deep":             "###### six\n##### five",
+	}
+	for name, text := range texts {
+		t.Run(name, func(t *testing.T) {
+			out := demote(text, 1)
+			want := headingLevels(text)
+			for i := range want {
+				want[i] = min(want[i]+1, 6)
+			}
+			if got := headingLevels(out); !slices.Equal(got, want) {
+				t.Errorf("demote(%q) = %q: heading levels %v, want %v", text, out, got, want)
+			}
+		})
+	}
+}
+
+// headingLevels lists the levels of the headings the parser finds in s.
+func headingLevels(s string) []int {
+	var out []int
+	doc := goldmark.DefaultParser().Parse(gmtext.NewReader([]byte(s)))
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if h, ok := n.(*ast.Heading); ok && entering {
+			out = append(out, h.Level)
+		}
+		return ast.WalkContinue, nil
+	})
+	return out
 }
