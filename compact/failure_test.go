@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -230,7 +229,7 @@ func TestUnusableDailiesNamed(t *testing.T) {
 				case strings.HasSuffix(rel, "03-11.md"):
 					check(t, os.Mkdir(ws.Abs(rel), 0o755))
 				case strings.HasSuffix(rel, "03-13.md"):
-					check(t, syscall.Mkfifo(ws.Abs(rel), 0o644))
+					makeFIFO(t, ws.Abs(rel))
 				default:
 					writeFile(t, ws, rel, "# x\n\n## e\n\nDecision: keep it.\n", day("2026-11-05"))
 				}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/tmemhq/tmem/layout/layouttest"
@@ -49,11 +48,11 @@ func (p processRun) run(b *testing.B, args ...string) int64 {
 	if err := cmd.Run(); err != nil {
 		b.Fatalf("tmem %v: %v\n%s", args, err, stderr.String())
 	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	rss, ok := peakRSS(cmd.ProcessState)
 	if !ok {
-		b.Fatal("no rusage on this platform")
+		b.Skip("no peak RSS on this platform")
 	}
-	return ru.Maxrss
+	return rss
 }
 
 func benchProcesses(b *testing.B, backend string) {
