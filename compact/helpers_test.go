@@ -178,3 +178,43 @@ func fixed(s string) func() time.Time {
 	t := day(s).Add(12 * time.Hour)
 	return func() time.Time { return t }
 }
+
+// copyWorkspace copies a workspace folder (but its recall indexes) into a
+// temp dir, keeping modification times, and opens it.
+func copyWorkspace(t testing.TB, src string) *layout.Workspace {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), layout.DirName)
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		if d.IsDir() {
+			if d.Name() == ".index" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(out, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			return err
+		}
+		return os.Chtimes(out, st.ModTime(), st.ModTime())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := layout.Open(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}

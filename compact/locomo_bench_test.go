@@ -1,9 +1,9 @@
+//go:build locomo
+
 package compact
 
 import (
 	"context"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -12,8 +12,13 @@ import (
 	"github.com/tmemhq/tmem/recall"
 )
 
-// locomoDir is a LoCoMo conversation turned into a workspace, kept beside
-// the repository when it is there (it is not part of it).
+// The LoCoMo benchmarks read a conversation kept beside the repository,
+// not part of it, so they build only with the locomo tag and skip when it
+// is not there:
+//
+//	go test -tags locomo ./compact -run '^$' -bench LoCoMo -benchtime 1x
+
+// locomoDir is a LoCoMo conversation turned into a workspace.
 const locomoDir = "../../shared/eval/locomo-conv-26"
 
 // BenchmarkLoCoMoCompaction measures what compaction does to recall on a
@@ -67,44 +72,4 @@ func runAt(b testing.TB, ws *layout.Workspace, d time.Time) {
 	if _, err := Run(context.Background(), ws, Options{Now: func() time.Time { return now }}); err != nil {
 		b.Fatal(err)
 	}
-}
-
-// copyWorkspace copies a workspace folder (but its recall indexes) into a
-// temp dir, keeping modification times, and opens it.
-func copyWorkspace(t testing.TB, src string) *layout.Workspace {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), layout.DirName)
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if d.IsDir() {
-			if d.Name() == ".index" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(out, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		st, err := os.Stat(p)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(out, b, 0o644); err != nil {
-			return err
-		}
-		return os.Chtimes(out, st.ModTime(), st.ModTime())
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := layout.Open(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ws
 }

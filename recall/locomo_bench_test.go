@@ -1,3 +1,5 @@
+//go:build locomo
+
 package recall
 
 import (
@@ -14,7 +16,8 @@ import (
 )
 
 // locomoDir is a LoCoMo conversation turned into a workspace, kept beside
-// the repository when it is there (it is not part of it).
+// the repository when it is there (it is not part of it): the benchmarks
+// that read it build only with the locomo tag and skip without it.
 const locomoDir = "../../shared/eval/locomo-conv-26"
 
 // BenchmarkLoCoMoBM25 reports BM25-only recall@5 and @10 of the answering
@@ -25,7 +28,7 @@ const locomoDir = "../../shared/eval/locomo-conv-26"
 // daily is out of the recent window and so indexed. It skips when the
 // conversation is not there.
 //
-//	go test ./recall -run '^$' -bench LoCoMoBM25 -benchtime 1x
+//	go test -tags locomo ./recall -run '^$' -bench LoCoMoBM25 -benchtime 1x
 func BenchmarkLoCoMoBM25(b *testing.B) {
 	ix, qs := locomoIndex(b, Options{})
 	for i := 0; i < b.N; i++ {
@@ -39,7 +42,7 @@ func BenchmarkLoCoMoBM25(b *testing.B) {
 // neighbouring targets: a ranking change is judged by all of them, not by
 // the default alone.
 //
-//	go test ./recall -run '^$' -bench LoCoMoChunkTargets -benchtime 1x
+//	go test -tags locomo ./recall -run '^$' -bench LoCoMoChunkTargets -benchtime 1x
 func BenchmarkLoCoMoChunkTargets(b *testing.B) {
 	for _, target := range []int{150, 175, 200, 225, 250} {
 		b.Run(fmt.Sprintf("target=%d", target), func(b *testing.B) {
