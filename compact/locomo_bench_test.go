@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/layout/layouttest"
 	"github.com/tmemhq/tmem/recall"
 )
 
@@ -40,7 +41,7 @@ func BenchmarkLoCoMoCompaction(b *testing.B) {
 	}{{"weekly-then-monthly", true}, {"one-run", false}} {
 		b.Run(plan.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				ws := copyWorkspace(b, filepath.Join(locomoDir, layout.DirName))
+				ws := layouttest.Copy(b, filepath.Join(locomoDir, layout.DirName))
 				name := "conv-26"
 				last := lastDaily(b, ws, name)
 				yearLater := last.AddDate(1, 0, 1)

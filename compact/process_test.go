@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/layout/layouttest"
 )
 
 // The test binary doubles as the subprocesses of the kill and concurrency
@@ -119,7 +120,7 @@ func killFixture(t *testing.T) *layout.Workspace {
 // copyTree copies the workspace, keeping modification times.
 func copyTree(t *testing.T, ws *layout.Workspace) *layout.Workspace {
 	t.Helper()
-	return copyWorkspace(t, ws.Root)
+	return layouttest.Copy(t, ws.Root)
 }
 
 func helper(t *testing.T, mode string, env ...string) *exec.Cmd {

@@ -47,8 +47,9 @@ func FromTxtarFile(t testing.TB, path string) *layout.Workspace {
 }
 
 // Copy copies the workspace folder src (a .teammates folder) into
-// t.TempDir()/.teammates, leaving out recall indexes and scratch state,
-// and opens the copy.
+// t.TempDir()/.teammates, keeping modification times (compaction dates
+// files by them) and leaving out recall indexes and scratch state, and
+// opens the copy.
 func Copy(t testing.TB, src string) *layout.Workspace {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), layout.DirName)
@@ -70,7 +71,15 @@ func Copy(t testing.TB, src string) *layout.Workspace {
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dst, rel)
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			return err
+		}
+		return os.Chtimes(out, info.ModTime(), info.ModTime())
 	})
 	if err != nil {
 		t.Fatalf("copy workspace %s: %v", src, err)
