@@ -535,13 +535,23 @@ func (ix *Index) loadManifest(s *scope, headerOnly bool) (ok bool, why string) {
 		return false, ""
 	case err != nil:
 		return false, err.Error()
-	case m.Schema != SchemaVersion:
-		return false, fmt.Sprintf("schema %d, want %d", m.Schema, SchemaVersion)
-	case m.Chunker != ix.opts.Chunking.String():
-		return false, "chunker settings changed"
+	case ix.unusable(m) != "":
+		return false, ix.unusable(m)
 	}
 	s.man = m
 	return true, ""
+}
+
+// unusable says why this index cannot search by manifest m (another
+// schema, other chunker settings), "" when it can.
+func (ix *Index) unusable(m *manifest) string {
+	switch {
+	case m.Schema != SchemaVersion:
+		return fmt.Sprintf("schema %d, want %d", m.Schema, SchemaVersion)
+	case m.Chunker != ix.opts.Chunking.String():
+		return "chunker settings changed"
+	}
+	return ""
 }
 
 // manifestHead is a manifest's header as decoded: a header-only manifest

@@ -56,7 +56,7 @@ func (ix *Index) keepOldIndex(s *scope) {
 		return
 	}
 	m, _, err := decodeManifest(b, false)
-	if err != nil || m.Schema != SchemaVersion || m.Chunker != ix.opts.Chunking.String() {
+	if err != nil || ix.unusable(m) != "" {
 		return
 	}
 	if _, err := verifyStore(s.dir, m.Store, fi.ModTime().UnixNano(), &ix.seen); err != nil {
