@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -697,323 +696,6 @@ func hashBytes(b []byte) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// syncScope brings one locked scope up to date with its files, or
-// rebuilds it, then spends what is left of Options.SyncEmbed on the
-// scope's backlog. The scope's manifest is loaded on return.
-func (ix *Index) syncScope(ctx context.Context, s *scope, rebuild bool, b *embedBudget) (SyncStats, error) {
-	s.budget = b
-	st, err := ix.syncFiles(ctx, s, rebuild)
-	if err != nil {
-		return st, err
-	}
-	ix.drainInSync(ctx, s, &st)
-	st.Backlog = ix.backlogOf(s.man)
-	return st, nil
-}
-
-// syncFiles brings one locked scope up to date with its files, or
-// rebuilds it.
-func (ix *Index) syncFiles(ctx context.Context, s *scope, rebuild bool) (SyncStats, error) {
-	var st SyncStats
-	// storeMoved: index files checked out by content, and their
-	// record is to be saved.
-	storeMoved := false
-	if !rebuild {
-		ok, why := ix.loadManifest(s, false)
-		if ok {
-			var err error
-			if storeMoved, err = ix.checkStore(s); err != nil {
-				ok, why = false, err.Error()
-			}
-		}
-		if !ok {
-			if why != "" {
-				ix.warnf("recall: rebuilding the index of %s (%s)", s.label(), why)
-			}
-			rebuild = true
-		}
-	}
-	if rebuild {
-		st.Rebuilt = []string{s.name}
-		s.closeBleve()
-		if err := clearScope(s.dir); err != nil {
-			return st, fmt.Errorf("rebuild index of %s: %w", s.label(), err)
-		}
-		s.man = newManifest(ix.opts.Chunking.String(), "")
-		s.checked = false
-	}
-
-	files, err := ix.scopeFiles(s.name)
-	if err != nil {
-		return st, fmt.Errorf("sync index of %s: %w", s.label(), err)
-	}
-	embedID := ix.embedderID()
-	revector := ix.opts.Embedder != nil && s.man.Embedder != embedID
-	// A file written in the same clock tick as the last sync's look at it
-	// can change again without moving its size, mtime or ctime (git's
-	// "racy clean" problem): files touched shortly before the manifest
-	// was written are hashed again.
-	racyAfter := int64(math.MaxInt64)
-	if !rebuild {
-		racyAfter = s.manMTime - racyWindow.Nanoseconds()
-	}
-	var changed []*candidate
-	keep := map[string]bool{}
-	dirty := storeMoved
-	for _, c := range files {
-		f := c.file
-		keep[f.Path] = true
-		old := s.man.Files[f.Path]
-		mtime := f.ModTime.UnixNano()
-		if old.statClean(c, racyAfter) {
-			if old.Err != "" {
-				ix.warnf("recall: not indexed: %s", old.Err) // on every sync, until it is fixed
-			}
-			st.Unchanged++
-			if revector {
-				changed = append(changed, c) // chunks needed for embedding only
-			}
-			continue
-		}
-		if c.src, err = ix.ws.ReadFile(f.Path, layout.MaxArchiveSize); err != nil {
-			// Gone, or unreadable: either way out of the index, and one
-			// unreadable file must not stop the others.
-			delete(keep, f.Path)
-			if !errors.Is(err, fs.ErrNotExist) {
-				ix.skipUnreadable("not indexed", f.Path, err, &st)
-			}
-			continue
-		}
-		c.hash = hashBytes(c.src)
-		if old != nil && old.Hash == c.hash {
-			// Touched, not changed (or racy, and verified): remember
-			// the stat data, and move the manifest's time past it.
-			old.Size, old.MTime, old.CTime, old.Ino = f.Size, mtime, c.ctime, c.ino
-			dirty = true
-			st.Unchanged++
-			if revector {
-				changed = append(changed, c)
-			}
-			continue
-		}
-		if old == nil {
-			st.Added++
-		} else {
-			st.Changed++
-		}
-		changed = append(changed, c)
-	}
-	var deleted []string
-	for p := range s.man.Files {
-		if !keep[p] {
-			deleted = append(deleted, p)
-		}
-	}
-	sort.Strings(deleted)
-	st.Deleted = len(deleted)
-	st.Files = len(keep)
-	vecsOutdated := ix.opts.Embedder == nil && s.man.Embedder != ""
-	if len(changed) == 0 && len(deleted) == 0 && !rebuild {
-		if !dirty && !vecsOutdated {
-			return st, nil
-		}
-		// Only stat data or the vector bookkeeping moved: the manifest
-		// is all there is to write.
-		if vecsOutdated {
-			s.man.Embedder, s.man.Unembedded = "", 0
-		}
-		if err := ix.writeManifest(s); err != nil {
-			return st, err
-		}
-		return st, nil
-	}
-	if err := ix.applySync(ctx, s, changed, deleted, revector, &st); err != nil {
-		if errors.Is(err, errCorrupt) && !rebuild {
-			ix.warnf("recall: rebuilding the index of %s (%v)", s.label(), err)
-			s.closeBleve()
-			return ix.syncFiles(ctx, s, true)
-		}
-		if unwritable(err) {
-			ix.keepOldIndex(s)
-		}
-		return st, err
-	}
-	return st, nil
-}
-
-// applySync writes a sync's changes: bleve first, then vectors, then the
-// manifest, all between creating and removing the SYNCING marker.
-func (ix *Index) applySync(ctx context.Context, s *scope, changed []*candidate, deleted []string, revector bool, st *SyncStats) error {
-	if err := os.MkdirAll(s.dir, 0o755); err != nil {
-		return fmt.Errorf("sync index of %s: %w", s.label(), err)
-	}
-	var src int64
-	for _, c := range changed {
-		src += c.file.Size
-	}
-	if err := checkSyncSpace(s.dir, src); err != nil {
-		return fmt.Errorf("sync index of %s: %w", s.label(), err)
-	}
-	marker := filepath.Join(s.dir, syncingFile)
-	if err := os.WriteFile(marker, nil, 0o644); err != nil {
-		return fmt.Errorf("sync index of %s: %w", s.label(), err)
-	}
-	if s.bl == nil {
-		var bl bleve.Index
-		var err error
-		bp := filepath.Join(s.dir, bleveDir)
-		_, serr := os.Stat(bp)
-		switch {
-		case serr != nil && len(st.Rebuilt) == 0 && len(s.man.Files) > 0:
-			err = fmt.Errorf("bleve index missing: %w", errCorrupt)
-		case serr != nil:
-			bl, err = createBleve(bp)
-		default:
-			if bl, err = openBleve(bp, false); err != nil && !outOfSpace(err) {
-				err = fmt.Errorf("open bleve: %v: %w", err, errCorrupt)
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("sync index of %s: %w", s.label(), err)
-		}
-		s.bl = bl
-	}
-	m := s.man
-	rebuilding := len(st.Rebuilt) > 0
-	batch := s.bl.NewBatch()
-	flush := func() error {
-		if batch.Size() == 0 {
-			return nil
-		}
-		if err := s.bl.Batch(batch); err != nil {
-			if outOfSpace(err) {
-				return fmt.Errorf("index %s: %w", s.label(), err) // not damage: rebuilding would only drop the index
-			}
-			return fmt.Errorf("index %s: %v: %w", s.label(), err, errCorrupt)
-		}
-		batch.Reset()
-		return nil
-	}
-	for _, p := range deleted {
-		for _, id := range chunkIDs(p, m.Files[p].Chunks) {
-			batch.Delete(id)
-		}
-		delete(m.Files, p)
-	}
-	var parse, index time.Duration
-	// pending are chunks whose vectors the embedding step must provide.
-	var pending []pendingChunk
-	for i, c := range changed {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		tp := ix.tick()
-		reindex := c.src != nil && (m.Files[c.file.Path] == nil || m.Files[c.file.Path].Hash != c.hash)
-		src := c.src
-		if src == nil {
-			var err error
-			if src, err = ix.ws.ReadFile(c.file.Path, layout.MaxArchiveSize); err != nil {
-				ix.skipUnreadable("not embedded", c.file.Path, err, st) // its chunks stay, without vectors
-				continue
-			}
-		}
-		chunks, perr := ChunkFile(c.file, src, ix.opts.Chunking)
-		ti := ix.tick()
-		parse += ti.Sub(tp)
-		if reindex {
-			if old := m.Files[c.file.Path]; old != nil {
-				for _, id := range chunkIDs(c.file.Path, old.Chunks) {
-					batch.Delete(id)
-				}
-			}
-			fs := &fileState{Size: c.file.Size, MTime: c.file.ModTime.UnixNano(), CTime: c.ctime, Ino: c.ino, Hash: c.hash, Kind: string(c.file.Kind)}
-			if perr != nil {
-				fs.Err = perr.Error()
-				st.Errors = append(st.Errors, perr.Error())
-				ix.warnf("recall: not indexed: %v", perr)
-				chunks = nil
-			} else {
-				fs.Chunks = len(chunks)
-				if len(chunks) > 0 {
-					fs.Date = chunks[0].Date
-				}
-			}
-			m.Files[c.file.Path] = fs
-			for _, ch := range chunks {
-				doc, lens, err := bleveDoc(ch)
-				if err != nil {
-					return err
-				}
-				fs.Lens = fs.Lens.add(lens)
-				fs.Has = fs.Has.add(lens.nonZero())
-				if err := batch.Index(ch.ID, doc); err != nil {
-					return fmt.Errorf("index %s: %w", ch.ID, err)
-				}
-				st.Chunks++
-			}
-			if batch.Size() >= 1000 {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		}
-		if perr == nil && ix.opts.Embedder != nil && (reindex || revector) {
-			for _, ch := range chunks {
-				pending = append(pending, pendingChunk{ch.ID, ch.EmbedText()})
-			}
-		}
-		index += ix.tick().Sub(ti)
-		if ix.opts.Progress != nil {
-			ix.opts.Progress(Progress{Scope: s.name, Phase: "index", Done: i + 1, Total: len(changed), Chunks: s.chunkBase + st.Chunks, Rebuilding: rebuilding})
-		}
-	}
-	ti := ix.tick()
-	if err := flush(); err != nil {
-		return err
-	}
-	index += ix.tick().Sub(ti)
-	st.ParseTime, st.IndexTime = parse, index
-
-	// Vectors: keep the rows of chunks that did not change, take cached
-	// vectors for known texts, embed the rest.
-	te := ix.tick()
-	vpath := filepath.Join(s.dir, vectorsFile)
-	if ix.opts.Embedder != nil {
-		old, err := readVectors(vpath)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			ix.warnf("recall: dropping unreadable vectors of %s (%v)", s.label(), err)
-		}
-		keep := ix.reusable(old)
-		if keep == nil {
-			old = nil
-		}
-		// Without old vectors, the chunks of files this sync did not
-		// re-chunk have none: they join the backlog.
-		switch err := ix.writeVectors(ctx, s, vpath, old, keep, pending, st); {
-		case err == nil:
-			m.Embedder = ix.embedderID()
-		case ctx.Err() != nil || !errors.Is(err, errEmbed):
-			return err
-		default:
-			// The model failed: keep the BM25 work, leave the old vectors
-			// file as a cache, and let the next sync embed what is missing.
-			ix.warnf("recall: %v; searching %s without vectors until a sync embeds them", err, s.label())
-			m.Embedder, m.Unembedded = "", 0
-		}
-	} else {
-		m.Embedder, m.Unembedded = "", 0 // vectors, if any, are stale from now on
-	}
-	st.EmbedTime = ix.tick().Sub(te)
-
-	// bleve merges segments in the background while the vectors are
-	// made; closed, it changes no file any more, and the record can be
-	// taken.
-	if err := s.closeBleve(); err != nil {
-		return fmt.Errorf("sync index of %s: %w", s.label(), err)
-	}
-	return ix.finishWrite(s, marker, "sync index")
-}
-
 // finishWrite ends a write to a scope: the index files are recorded, the
 // manifest written, and then the SYNCING marker removed.
 func (ix *Index) finishWrite(s *scope, marker, what string) error {
@@ -1142,108 +824,152 @@ func (ix *Index) reusable(old *vectorSet) (keep func(text string) bool) {
 // of texts keep accepts are taken; when old is another embedder's, rows
 // of chunks not re-chunked (whose text is not known) are not kept.
 func (ix *Index) writeVectors(ctx context.Context, s *scope, path string, old *vectorSet, keep func(text string) bool, pending []pendingChunk, st *SyncStats) error {
-	repl := map[string]bool{}
-	for _, p := range pending {
-		repl[p.id] = true
-	}
-	live := map[string]bool{}
-	for p, f := range s.man.Files {
-		for _, id := range chunkIDs(p, f.Chunks) {
-			live[id] = true
-		}
-	}
-	nv := newVectorSet(ix.embedderID(), 0)
-	cache := map[textHash]int{} // text hash -> row of nv
-	if old != nil {
-		nv.dims = old.dims
-	}
-	if old != nil && old.identity == nv.identity {
-		for i, id := range old.ids {
-			if live[id] && !repl[id] {
-				nv.addRow(id, old, i)
-				cache[old.hashes[i]] = nv.len() - 1
-			}
-		}
-	}
-	// Vectors of chunks that left (or moved) stay usable as a cache.
-	oldCache := map[textHash]int{}
-	if old != nil {
-		oldCache = old.byHash()
-	}
-	var todo []pendingChunk
-	var todoHash []textHash
-	for _, p := range pending {
-		h := hashText(p.text)
-		if r, ok := cache[h]; ok {
-			nv.addRow(p.id, nv, r)
-			st.Cached++
-			continue
-		}
-		if r, ok := oldCache[h]; ok && keep(p.text) {
-			nv.addRow(p.id, old, r)
-			cache[h] = nv.len() - 1
-			st.Cached++
-			continue
-		}
-		todo = append(todo, p)
-		todoHash = append(todoHash, h)
-	}
+	live := liveChunks(s.man)
+	vb := &vectorBuild{nv: newVectorSet(ix.embedderID(), 0), cache: map[textHash]int{}}
+	vb.keepRows(old, live, pending)
+	todo := vb.fromCache(old, keep, pending, st)
 	if !s.budget.take(len(todo)) {
 		// A big change: BM25 answers now, the vectors come later.
 		st.deferred += len(todo)
-		todo, todoHash = nil, nil
+		todo = nil
 	}
 	for start := 0; start < len(todo); start += ix.opts.EmbedBatch {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		end := min(start+ix.opts.EmbedBatch, len(todo))
-		var texts []string
-		var idx []int
-		seen := map[textHash]bool{}
-		for i := start; i < end; i++ {
-			if _, ok := cache[todoHash[i]]; ok || seen[todoHash[i]] {
-				continue
-			}
-			seen[todoHash[i]] = true
-			texts = append(texts, todo[i].text)
-			idx = append(idx, i)
+		if err := ix.embedBatch(ctx, s, vb, todo[start:end], st); err != nil {
+			return err
 		}
-		if len(texts) > 0 {
-			vecs, err := ix.opts.Embedder.Embed(ctx, texts)
-			if err != nil {
-				return fmt.Errorf("embed chunks of %s: %w: %w", s.label(), errEmbed, err)
-			}
-			if len(vecs) != len(texts) {
-				return fmt.Errorf("embed chunks of %s: %w: %d vectors for %d texts", s.label(), errEmbed, len(vecs), len(texts))
-			}
-			for j, i := range idx {
-				if nv.dims == 0 {
-					nv.dims = len(vecs[j])
-				}
-				if len(vecs[j]) != nv.dims {
-					return fmt.Errorf("embed chunks of %s: %w: vector of %d dims, want %d", s.label(), errEmbed, len(vecs[j]), nv.dims)
-				}
-				nv.add(todo[i].id, todoHash[i], vecs[j])
-				cache[todoHash[i]] = nv.len() - 1
-				st.Embedded++
-			}
-		}
-		for i := start; i < end; i++ {
-			if seen[todoHash[i]] && idxHas(idx, todo, i) {
-				continue
-			}
-			if r, ok := cache[todoHash[i]]; ok {
-				nv.addRow(todo[i].id, nv, r)
-				st.Cached++
-			}
-		}
-		if ix.opts.Progress != nil {
-			ix.opts.Progress(Progress{Scope: s.name, Phase: "embed", Done: end, Total: len(todo), Chunks: s.chunkBase + st.Chunks, Rebuilding: len(st.Rebuilt) > 0})
+		ix.progress(syncProgress(s, "embed", end, len(todo), st))
+	}
+	s.man.Unembedded = len(live) - vb.nv.len()
+	return ix.putVectors(s, path, vb.nv)
+}
+
+// liveChunks is the set of chunk IDs a manifest records.
+func liveChunks(m *manifest) map[string]bool {
+	live := map[string]bool{}
+	for p, f := range m.Files {
+		for _, id := range chunkIDs(p, f.Chunks) {
+			live[id] = true
 		}
 	}
-	s.man.Unembedded = len(live) - nv.len()
-	return ix.putVectors(s, path, nv)
+	return live
+}
+
+// vectorBuild is a scope's new vector set as a sync makes it, with the
+// rows it holds by the hash of their text.
+type vectorBuild struct {
+	nv    *vectorSet
+	cache map[textHash]int // text hash -> row of nv
+}
+
+// add appends row r of from as chunk id's vector, remembering it by its
+// text's hash.
+func (vb *vectorBuild) add(id string, from *vectorSet, r int, h textHash) {
+	vb.nv.addRow(id, from, r)
+	vb.cache[h] = vb.nv.len() - 1
+}
+
+// keepRows takes over the rows of old, when it is this embedder's, of
+// chunks still live and not about to be replaced by pending.
+func (vb *vectorBuild) keepRows(old *vectorSet, live map[string]bool, pending []pendingChunk) {
+	if old == nil {
+		return
+	}
+	vb.nv.dims = old.dims
+	if old.identity != vb.nv.identity {
+		return
+	}
+	repl := map[string]bool{}
+	for _, p := range pending {
+		repl[p.id] = true
+	}
+	for i, id := range old.ids {
+		if live[id] && !repl[id] {
+			vb.add(id, old, i, old.hashes[i])
+		}
+	}
+}
+
+// todoChunk is a pending chunk with no vector yet, and its text's hash.
+type todoChunk struct {
+	pendingChunk
+	hash textHash
+}
+
+// fromCache gives each pending chunk whose text already has a vector (in
+// the new set, or in old when keep accepts it: vectors of chunks that
+// left or moved stay usable as a cache) that vector, and returns the rest.
+func (vb *vectorBuild) fromCache(old *vectorSet, keep func(text string) bool, pending []pendingChunk, st *SyncStats) []todoChunk {
+	oldCache := map[textHash]int{}
+	if old != nil {
+		oldCache = old.byHash()
+	}
+	var todo []todoChunk
+	for _, p := range pending {
+		h := hashText(p.text)
+		if r, ok := vb.cache[h]; ok {
+			vb.nv.addRow(p.id, vb.nv, r)
+			st.Cached++
+			continue
+		}
+		if r, ok := oldCache[h]; ok && keep(p.text) {
+			vb.add(p.id, old, r, h)
+			st.Cached++
+			continue
+		}
+		todo = append(todo, todoChunk{p, h})
+	}
+	return todo
+}
+
+// embedBatch embeds the distinct new texts of a batch of chunks and adds
+// every chunk of it to the set, a repeated text taking the first one's
+// vector.
+func (ix *Index) embedBatch(ctx context.Context, s *scope, vb *vectorBuild, batch []todoChunk, st *SyncStats) error {
+	var texts []string
+	var sent []int // indexes into batch of the chunks whose text is sent
+	seen := map[textHash]bool{}
+	for i, c := range batch {
+		if _, ok := vb.cache[c.hash]; ok || seen[c.hash] {
+			continue
+		}
+		seen[c.hash] = true
+		texts = append(texts, c.text)
+		sent = append(sent, i)
+	}
+	if len(texts) > 0 {
+		vecs, err := ix.opts.Embedder.Embed(ctx, texts)
+		if err != nil {
+			return fmt.Errorf("embed chunks of %s: %w: %w", s.label(), errEmbed, err)
+		}
+		if len(vecs) != len(texts) {
+			return fmt.Errorf("embed chunks of %s: %w: %d vectors for %d texts", s.label(), errEmbed, len(vecs), len(texts))
+		}
+		for j, i := range sent {
+			if vb.nv.dims == 0 {
+				vb.nv.dims = len(vecs[j])
+			}
+			if len(vecs[j]) != vb.nv.dims {
+				return fmt.Errorf("embed chunks of %s: %w: vector of %d dims, want %d", s.label(), errEmbed, len(vecs[j]), vb.nv.dims)
+			}
+			vb.nv.add(batch[i].id, batch[i].hash, vecs[j])
+			vb.cache[batch[i].hash] = vb.nv.len() - 1
+			st.Embedded++
+		}
+	}
+	for i, c := range batch {
+		if slices.Contains(sent, i) {
+			continue
+		}
+		if r, ok := vb.cache[c.hash]; ok {
+			vb.nv.addRow(c.id, vb.nv, r)
+			st.Cached++
+		}
+	}
+	return nil
 }
 
 // putVectors writes a scope's vector file and makes it the one searched.
@@ -1258,14 +984,4 @@ func (ix *Index) putVectors(s *scope, path string, nv *vectorSet) error {
 	}
 	s.setVec(v, nil)
 	return nil
-}
-
-// idxHas reports whether todo[i] was itself sent to the embedder.
-func idxHas(idx []int, todo []pendingChunk, i int) bool {
-	for _, j := range idx {
-		if j == i {
-			return true
-		}
-	}
-	return false
 }
