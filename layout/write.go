@@ -299,6 +299,11 @@ const (
 	ModeOverwrite Mode = "overwrite" // replace name, description and body; keep other fields
 )
 
+// Valid reports whether m is one of the write modes.
+func (m Mode) Valid() bool {
+	return m == ModeCreate || m == ModeAppend || m == ModeOverwrite
+}
+
 // Memory is a typed memory to write.
 type Memory struct {
 	Type        string

@@ -107,6 +107,28 @@ func readDoc(t *testing.T, ws *Workspace, rel string) *Doc {
 	return d
 }
 
+func TestModeValid(t *testing.T) {
+	tests := []struct {
+		name string
+		mode Mode
+		want bool
+	}{
+		{"create", ModeCreate, true},
+		{"append", ModeAppend, true},
+		{"overwrite", ModeOverwrite, true},
+		{"empty", "", false},
+		{"unknown", "replace", false},
+		{"case matters", "Create", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.mode.Valid(); got != tt.want {
+				t.Errorf("Mode(%q).Valid() = %v, want %v", tt.mode, got, tt.want)
+			}
+		})
+	}
+}
+
 func TestAppendDailyKeepsEntriesWhole(t *testing.T) {
 	ws := newWorkspace(t, "beacon")
 	now := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)

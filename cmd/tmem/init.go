@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -142,5 +141,3 @@ func setupGit(f *factory, root string) error {
 	}
 	return nil
 }
-
-var errNoTeammate = errors.New("--teammate is required")

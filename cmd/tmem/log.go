@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tmemhq/tmem/cmd/internal/serve"
-	"github.com/tmemhq/tmem/layout"
 )
 
 type logOptions struct {
@@ -27,11 +26,8 @@ token, a password) is refused unless --allow-secret.`,
 		Example: `  tmem log --teammate beacon --heading "Fixed flaky sync test" "Root cause: mtime granularity."
   git log -1 --format=%B | tmem log --teammate beacon -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.teammate == "" {
-				return usageError{errNoTeammate}
-			}
-			if err := layout.ValidateName(opts.teammate); err != nil {
-				return usageError{err}
+			if err := teammateFlag(opts.teammate); err != nil {
+				return err
 			}
 			text, err := f.readArg(args)
 			if err != nil {

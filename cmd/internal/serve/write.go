@@ -87,7 +87,7 @@ func (s *Service) Remember(ctx context.Context, in RememberInput) (WriteOutput, 
 		mode = layout.ModeCreate
 	}
 	switch {
-	case mode != layout.ModeCreate && mode != layout.ModeAppend && mode != layout.ModeOverwrite:
+	case !mode.Valid():
 		return WriteOutput{}, fmt.Errorf("mode %q: want create, append or overwrite", in.Mode)
 	case !layout.KnownType(in.Type):
 		return WriteOutput{}, fmt.Errorf("type %q: want user, feedback, project or reference", in.Type)
