@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/tmemhq/tmem/cmd/internal/serve"
+	"github.com/tmemhq/tmem/layout"
 )
 
 type logOptions struct {
@@ -33,7 +33,7 @@ token, a password) is refused unless --allow-secret.`,
 			if err != nil {
 				return err
 			}
-			heading, text, err := serve.SplitEntry(opts.heading, text, "--heading")
+			heading, text, err := layout.SplitEntry(opts.heading, text, "--heading")
 			if err != nil {
 				return usageError{err}
 			}
