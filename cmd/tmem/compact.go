@@ -73,7 +73,7 @@ started, and the run at a safe point (exit 130 or 143). Cron-friendly:
 			if err := opts.check(); err != nil {
 				return err
 			}
-			return f.compact(background(cmd), opts)
+			return f.runCompact(background(cmd), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -108,10 +108,10 @@ func (o *compactOptions) check() error {
 	return nil
 }
 
-// compact does what the flags ask: drop an interrupted journal, discard
+// runCompact does what the flags ask: drop an interrupted journal, discard
 // or apply a held proposal, or compact; SIGINT and SIGTERM stop it at a
 // safe point.
-func (f *factory) compact(parent context.Context, opts *compactOptions) error {
+func (f *factory) runCompact(parent context.Context, opts *compactOptions) error {
 	ws, err := f.Workspace()
 	if err != nil {
 		return err

@@ -61,7 +61,7 @@ always included.`,
 			if strings.TrimSpace(text) == "" {
 				return usageErrorf("the query is empty")
 			}
-			return f.recall(background(cmd), opts, text)
+			return f.printRecall(background(cmd), opts, text)
 		},
 	}
 	fl := cmd.Flags()
@@ -85,8 +85,8 @@ func (o *recallOptions) check() error {
 	return nil
 }
 
-// recall searches the teammates' memories for text and prints the hits.
-func (f *factory) recall(ctx context.Context, opts *recallOptions, text string) error {
+// printRecall searches the teammates' memories for text and prints the hits.
+func (f *factory) printRecall(ctx context.Context, opts *recallOptions, text string) error {
 	endWS := f.stages.begin(stageWorkspace)
 	ws, err := f.Workspace()
 	endWS()
