@@ -211,9 +211,8 @@ func tokenizerOr(tok Tokenizer) (Tokenizer, error) {
 	return NewTokenizer(DefaultTokenizer)
 }
 
-// sections renders the sections in stack order. The daily logs are chosen
-// before recall, which gets what they leave of the budget, and the
-// session file is created only once both memory sections are built.
+// sections renders the sections in stack order, but for the daily logs:
+// they are chosen before recall, which gets what they leave of the budget.
 func (b *builder) sections(ctx context.Context, opts Options) ([]section, error) {
 	var secs []section
 	for _, f := range []struct{ name, file, heading string }{
