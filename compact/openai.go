@@ -50,24 +50,44 @@ func (o OpenAI) Summarize(ctx context.Context, req Request) (string, error) {
 	if o.BaseURL == "" || o.Model == "" {
 		return "", errors.New("openai summarizer: base URL and model are required")
 	}
-	prompt, err := Prompt(o.Templates, req)
+	body, err := o.requestBody(req)
 	if err != nil {
 		return "", err
 	}
-	body, _ := json.Marshal(chatRequest{Model: o.Model, Messages: []chatMessage{
-		{Role: "system", Content: "You compact an AI teammate's Markdown memory. Answer with the requested Markdown only."},
-		{Role: "user", Content: prompt},
-	}})
 	timeout := o.Timeout
 	if timeout == 0 {
 		timeout = 2 * time.Minute
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	resp, err := o.post(ctx, body, timeout)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	return readAnswer(resp, OutputCap(req))
+}
+
+// requestBody is the chat-completions request for req's prompt.
+func (o OpenAI) requestBody(req Request) ([]byte, error) {
+	prompt, err := Prompt(o.Templates, req)
+	if err != nil {
+		return nil, err
+	}
+	body, _ := json.Marshal(chatRequest{Model: o.Model, Messages: []chatMessage{
+		{Role: "system", Content: "You compact an AI teammate's Markdown memory. Answer with the requested Markdown only."},
+		{Role: "user", Content: prompt},
+	}})
+	return body, nil
+}
+
+// post sends body to the endpoint; ctx carries the timeout, which the
+// error names when it ran out.
+func (o OpenAI) post(ctx context.Context, body []byte, timeout time.Duration) (*http.Response, error) {
 	url := strings.TrimRight(o.BaseURL, "/") + "/chat/completions"
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return "", fmt.Errorf("openai summarizer: %w", err)
+		return nil, fmt.Errorf("openai summarizer: %w", err)
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	if o.APIKey != "" {
@@ -80,12 +100,17 @@ func (o OpenAI) Summarize(ctx context.Context, req Request) (string, error) {
 	resp, err := client.Do(hr)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
-			return "", fmt.Errorf("openai summarizer: timed out after %s", timeout)
+			return nil, fmt.Errorf("openai summarizer: timed out after %s", timeout)
 		}
-		return "", fmt.Errorf("openai summarizer: %w", err)
+		return nil, fmt.Errorf("openai summarizer: %w", err)
 	}
-	defer resp.Body.Close()
-	limit := int64(2*OutputCap(req) + 64<<10) // the answer, JSON-escaped, and the envelope
+	return resp, nil
+}
+
+// readAnswer reads the response, at most what an answer of outCap bytes
+// takes, and returns the first choice's text, cleaned.
+func readAnswer(resp *http.Response, outCap int) (string, error) {
+	limit := int64(2*outCap + 64<<10) // the answer, JSON-escaped, and the envelope
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return "", fmt.Errorf("openai summarizer: read response: %w", err)
@@ -96,14 +121,7 @@ func (o OpenAI) Summarize(ctx context.Context, req Request) (string, error) {
 	var cr chatResponse
 	jerr := json.Unmarshal(raw, &cr)
 	if resp.StatusCode != http.StatusOK {
-		msg := strings.TrimSpace(string(raw))
-		if jerr == nil && cr.Error != nil {
-			msg = cr.Error.Message
-		}
-		if len(msg) > 200 {
-			msg = msg[:200] + "…"
-		}
-		return "", fmt.Errorf("openai summarizer: %s: %s", resp.Status, msg)
+		return "", fmt.Errorf("openai summarizer: %s: %s", resp.Status, errorMessage(raw, cr, jerr))
 	}
 	if jerr != nil {
 		return "", fmt.Errorf("openai summarizer: %w: response is not chat-completions JSON: %v", ErrInvalidOutput, jerr)
@@ -111,8 +129,22 @@ func (o OpenAI) Summarize(ctx context.Context, req Request) (string, error) {
 	if len(cr.Choices) == 0 {
 		return "", fmt.Errorf("openai summarizer: %w: no choices", ErrInvalidOutput)
 	}
-	if out := cr.Choices[0].Message.Content; len(out) > OutputCap(req) {
-		return "", fmt.Errorf("openai summarizer: %w of %d bytes", errOverCap, OutputCap(req))
+	if out := cr.Choices[0].Message.Content; len(out) > outCap {
+		return "", fmt.Errorf("openai summarizer: %w of %d bytes", errOverCap, outCap)
 	}
 	return cleanOutput(cr.Choices[0].Message.Content), nil
+}
+
+// errorMessage is what a failed request's body says, in at most 200
+// bytes: the API's error message when it gives one (cr, decoded from raw
+// unless jerr), else the body.
+func errorMessage(raw []byte, cr chatResponse, jerr error) string {
+	msg := strings.TrimSpace(string(raw))
+	if jerr == nil && cr.Error != nil {
+		msg = cr.Error.Message
+	}
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	return msg
 }

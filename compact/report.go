@@ -20,6 +20,26 @@ func (c Config) Options(ws *layout.Workspace, summarizer string, getenv func(str
 	return o, nil
 }
 
+// WriteDryRun prints a dry run's result for people: that an interrupted
+// compaction is pending, the notes, the proposals held by earlier runs,
+// then the plan (see Plan.WriteText).
+func (r *Result) WriteDryRun(w io.Writer) error {
+	var b strings.Builder
+	if r.Resumed {
+		b.WriteString("an interrupted compaction is pending; the next run finishes it first:\n")
+	}
+	for _, n := range r.Notes {
+		b.WriteString("note: " + n + "\n")
+	}
+	for _, p := range r.Pending {
+		fmt.Fprintf(&b, "pending %s: a model's summary held for review in %s (tmem compact --apply %s, or --discard)\n", p.ID, p.File, p.ID)
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil || r.Plan == nil {
+		return err
+	}
+	return r.Plan.WriteText(w)
+}
+
 // WriteText prints a plan for people: one line per unit, then what is
 // kept on purpose, what failed and the WISDOM.md merge proposals.
 func (p *Plan) WriteText(w io.Writer) error {

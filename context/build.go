@@ -141,22 +141,31 @@ type builder struct {
 // creates the teammate's empty session file if it is missing, and writes
 // nothing else.
 func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, error) {
+	b, err := newBuilder(ws, opts)
+	if err != nil {
+		return nil, err
+	}
+	secs, err := b.sections(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return b.assemble(secs), nil
+}
+
+// newBuilder checks the options and gathers what every section needs: the
+// teammates, the time, the daily logs of the recent window and an empty
+// manifest.
+func newBuilder(ws *layout.Workspace, opts Options) (*builder, error) {
 	if opts.Now == nil {
 		return nil, errors.New("build context: no clock (Options.Now is nil)")
 	}
-	budget := opts.Budget
-	if budget == 0 {
-		budget = DefaultBudget
+	budget, err := checkBudget(opts.Budget)
+	if err != nil {
+		return nil, err
 	}
-	if budget < MinBudget {
-		return nil, fmt.Errorf("build context: budget of %d tokens is below the minimum of %d", budget, MinBudget)
-	}
-	tok := opts.Tokenizer
-	if tok == nil {
-		var err error
-		if tok, err = NewTokenizer(DefaultTokenizer); err != nil {
-			return nil, err
-		}
+	tok, err := tokenizerOr(opts.Tokenizer)
+	if err != nil {
+		return nil, err
 	}
 	mates, mate, err := teammates(ws, opts.Teammate)
 	if err != nil {
@@ -179,7 +188,32 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		},
 	}
 	b.man.Budget = Budget{Total: budget, DailyShare: DailyShare(budget), RecallMin: budget - DailyShare(budget)}
+	return b, nil
+}
 
+// checkBudget returns the budget to build with: DefaultBudget for 0, and
+// none below MinBudget.
+func checkBudget(budget int) (int, error) {
+	if budget == 0 {
+		budget = DefaultBudget
+	}
+	if budget < MinBudget {
+		return 0, fmt.Errorf("build context: budget of %d tokens is below the minimum of %d", budget, MinBudget)
+	}
+	return budget, nil
+}
+
+// tokenizerOr returns tok, or the default tokenizer when tok is nil.
+func tokenizerOr(tok Tokenizer) (Tokenizer, error) {
+	if tok != nil {
+		return tok, nil
+	}
+	return NewTokenizer(DefaultTokenizer)
+}
+
+// sections renders the sections in stack order, but for the daily logs:
+// they are chosen before recall, which gets what they leave of the budget.
+func (b *builder) sections(ctx context.Context, opts Options) ([]section, error) {
 	var secs []section
 	for _, f := range []struct{ name, file, heading string }{
 		{SectionSoul, "SOUL.md", "Identity"},
@@ -210,8 +244,24 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		}
 		secs = append(secs, s)
 	}
-	secs = append(secs, b.nowSection(), b.taskSection(opts.Task))
+	return append(secs, b.nowSection(), b.taskSection(opts.Task)), nil
+}
 
+// assemble joins the sections into the stack and completes the manifest:
+// each section's place and size, the redactions, the budget used and the
+// total count.
+func (b *builder) assemble(secs []section) *Result {
+	text, parts := b.join(secs)
+	b.noteRedactions()
+	b.settleBudget()
+	b.man.TotalTokens = countJoined(b.tok, parts)
+	return &Result{Text: text, Manifest: *b.man}
+}
+
+// join writes the sections one after the other, the last without its
+// trailing blank line, and lists each in the manifest with its offset and
+// size; a section outside the budget is counted here.
+func (b *builder) join(secs []section) (string, []block) {
 	var doc strings.Builder
 	m := b.man
 	parts := make([]block, len(secs))
@@ -221,7 +271,7 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 			s.text = strings.TrimSuffix(s.text, "\n")
 		}
 		if !s.InBudget {
-			s.Tokens = tok.Count(s.text)
+			s.Tokens = b.tok.Count(s.text)
 			m.Budget.OutsideBudget += s.Tokens
 		}
 		if s.Sources == nil {
@@ -232,15 +282,18 @@ func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, er
 		parts[i] = block{s.text, s.Tokens}
 		m.Sections = append(m.Sections, s.Section)
 	}
-	b.noteRedactions()
-	bu := &m.Budget
+	return doc.String(), parts
+}
+
+// settleBudget adds up the memory budget used and warns when today's log
+// alone took more than all of it.
+func (b *builder) settleBudget() {
+	bu := &b.man.Budget
 	bu.Used = bu.DailiesUsed + bu.RecallUsed
 	if bu.Used > bu.Total {
 		bu.Exceeded, bu.ExceededBy = true, bu.Used-bu.Total
 		b.warn(fmt.Sprintf("budget exceeded by %d tokens: today's log alone takes %d of the %d-token budget, and it is always included whole", bu.ExceededBy, bu.DailiesUsed, bu.Total))
 	}
-	m.TotalTokens = countJoined(tok, parts)
-	return &Result{Text: doc.String(), Manifest: *m}, nil
 }
 
 // zoneName names t's zone: its IANA name when it has one, else its

@@ -107,6 +107,27 @@ func (b *builder) dailySection() section {
 	logs := b.loadDailies()
 	b.dailies = logs
 	share := b.man.Budget.DailyShare
+	head := b.dailiesHead(logs)
+	taken, whyStop := takeDailies(logs, head.tokens, share)
+	n, whyStop := b.fitDailies(head, logs, taken, share, whyStop)
+	sources := b.reportDailies(logs, whyStop)
+	b.man.Budget.DailiesUsed = n
+	if n > share {
+		b.man.Notes = append(b.man.Notes, fmt.Sprintf("today's log (%d tokens with its heading) is over the daily share of %d tokens; it is included whole", n, share))
+	}
+	s := section{
+		Section: Section{Name: SectionDailies, Heading: dailiesHeading, Tokens: n, InBudget: true, Sources: sources},
+		text:    joinBlocks(renderDailies(head, logs)),
+	}
+	if len(logs) == 0 {
+		s.Note = "no daily logs in the last " + fmt.Sprint(layout.RecentDays) + " days"
+	}
+	return s
+}
+
+// dailiesHead is the section's heading, with a note when today's log is
+// missing or was left out.
+func (b *builder) dailiesHead(logs []dayLog) block {
 	head := "# " + dailiesHeading + "\n\n"
 	todayPath := b.show(layout.DailyPath(b.mate.Name, layout.Day(b.now)))
 	switch {
@@ -115,15 +136,19 @@ func (b *builder) dailySection() section {
 	case len(logs) == 0 || !logs[0].today:
 		head += "_No log for today yet: it goes in " + todayPath + "._\n\n"
 	}
-	headBlock := block{head, b.tok.Count(head)}
-	used := headBlock.tokens
+	return block{head, b.tok.Count(head)}
+}
 
-	// order lists the (log, entry) pairs eligible to be cut, in the order
-	// they are taken: the last one taken is the first one dropped.
-	type ref struct{ log, entry int }
-	var order []ref
+// entryRef names entry of logs[log].
+type entryRef struct{ log, entry int }
+
+// takeDailies marks the entries that go in: all of today's, then earlier
+// ones newest first while they fit the share, counting each day's header
+// with its first entry. used is what the section's heading takes. It
+// returns the earlier entries in the order they were taken, the last one
+// taken being the first to drop, and why the first entry left out was.
+func takeDailies(logs []dayLog, used, share int) (taken []entryRef, whyStop string) {
 	stopped := false
-	whyStop := ""
 	for li := range logs {
 		l := &logs[li]
 		if l.today {
@@ -146,25 +171,34 @@ func (b *builder) dailySection() section {
 			}
 			l.keep[ei] = true
 			used += cost
-			order = append(order, ref{li, ei})
+			taken = append(taken, entryRef{li, ei})
 		}
 	}
+	return taken, whyStop
+}
 
-	// BPE counts are not always additive across the joins; take the
-	// section's count as rendered and drop from the oldest end until it
-	// fits.
-	n := countJoined(b.tok, renderDailies(headBlock, logs))
-	for n > share && len(order) > 0 {
-		r := order[len(order)-1]
-		order = order[:len(order)-1]
+// fitDailies returns the section's count as rendered, first dropping taken
+// entries from the oldest end until it fits the share: BPE counts are not
+// always additive across the joins. whyStop is updated when that drops
+// the first entry left out.
+func (b *builder) fitDailies(head block, logs []dayLog, taken []entryRef, share int, whyStop string) (int, string) {
+	n := countJoined(b.tok, renderDailies(head, logs))
+	for n > share && len(taken) > 0 {
+		r := taken[len(taken)-1]
+		taken = taken[:len(taken)-1]
 		logs[r.log].keep[r.entry] = false
 		if whyStop == "" {
 			whyStop = "dropped so that the section as rendered fits the daily share"
 		}
-		n = countJoined(b.tok, renderDailies(headBlock, logs))
+		n = countJoined(b.tok, renderDailies(head, logs))
 	}
+	return n, whyStop
+}
 
-	var sources []string
+// reportDailies lists every entry in the manifest, newest first as they
+// were taken, with why it is in or out, records the redactions of the
+// entries that are in, and returns the logs the section shows.
+func (b *builder) reportDailies(logs []dayLog, whyStop string) (sources []string) {
 	dropping := false
 	for _, l := range logs {
 		for ei := len(l.entries) - 1; ei >= 0; ei-- {
@@ -194,19 +228,7 @@ func (b *builder) dailySection() section {
 			sources = append(sources, l.rel)
 		}
 	}
-	// The manifest lists entries newest first, as they were taken.
-	b.man.Budget.DailiesUsed = n
-	if n > share {
-		b.man.Notes = append(b.man.Notes, fmt.Sprintf("today's log (%d tokens with its heading) is over the daily share of %d tokens; it is included whole", n, share))
-	}
-	s := section{
-		Section: Section{Name: SectionDailies, Heading: dailiesHeading, Tokens: n, InBudget: true, Sources: sources},
-		text:    joinBlocks(renderDailies(headBlock, logs)),
-	}
-	if len(logs) == 0 {
-		s.Note = "no daily logs in the last " + fmt.Sprint(layout.RecentDays) + " days"
-	}
-	return s
+	return sources
 }
 
 func (l *dayLog) anyKept() bool { return firstKept(l.keep) >= 0 }

@@ -31,89 +31,18 @@ func (b *builder) recallSection(ctx context.Context, opts Options) (section, err
 	bu := &b.man.Budget
 	granted := max(bu.Total-bu.DailiesUsed, 0)
 	bu.RecallGranted = granted
-	k := opts.RecallK
-	if k <= 0 {
-		k = min(max(DefaultRecallK, granted/RecallTokensPerHit), MaxRecallK)
-	}
 	rep := &b.man.Recall
-	rep.Query, rep.K, rep.Items = strings.TrimSpace(opts.Task), k, []RecallItem{}
-
-	var hits []recall.Hit
-	switch {
-	case opts.Recaller == nil:
-		rep.Mode = RecallOff
-		b.man.Notes = append(b.man.Notes, "no recall index: the stack has no recalled memories")
-	default:
-		rep.HasVectors = opts.Recaller.HasVectors()
-		rep.Mode = RecallHybrid
-		if !rep.HasVectors {
-			rep.Mode = RecallBM25
-			b.man.Notes = append(b.man.Notes, "no embedding model: recall ranked memories by BM25 keywords only")
-		}
-		var err error
-		hits, err = opts.Recaller.Search(ctx, recall.Query{Text: rep.Query, Teammates: []string{b.mate.Name}, K: k})
-		if err != nil {
-			if ctx.Err() != nil {
-				return section{}, fmt.Errorf("build context: recall: %w", ctx.Err())
-			}
-			rep.Error = err.Error()
-			b.warn("recall failed, the stack has no recalled memories: " + err.Error())
-			hits = nil
-		}
+	rep.Query, rep.K, rep.Items = strings.TrimSpace(opts.Task), recallK(opts.RecallK, granted), []RecallItem{}
+	hits, err := b.recallHits(ctx, opts.Recaller)
+	if err != nil {
+		return section{}, err
 	}
-	sort.SliceStable(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
-		}
-		if hits[i].Path != hits[j].Path {
-			return hits[i].Path < hits[j].Path
-		}
-		return hits[i].StartLine < hits[j].StartLine
-	})
-
+	sortHits(hits)
 	rep.Floor = floorScore(hits, opts.RecallFloor)
-
 	head := block{"# " + recallHeading + "\n\n", 0}
 	head.tokens = b.tok.Count(head.text)
-	used := head.tokens
-	items := make([]RecallItem, len(hits))
-	blocks := make([]block, len(hits))
-	hidden := make([][]Redaction, len(hits))
-	for i, h := range hits {
-		h, hidden[i] = redactHit(h)
-		hits[i] = h
-		it := RecallItem{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Teammate: h.Teammate,
-			Kind: h.Kind, Type: h.Type, Name: h.Name, Date: h.Date, Heading: h.Heading,
-			Score: h.Score, BM25: h.BM25, Vector: h.Vector, Passes: h.Reason}
-		if it.Passes == nil {
-			it.Passes = []string{}
-		}
-		blocks[i] = b.hitBlock(h)
-		it.Tokens = blocks[i].tokens
-		if why := b.alreadyIn(h, hits[:i], items[:i]); why != "" {
-			it.Decision, it.Why = Dropped, why
-		} else if h.Score < rep.Floor {
-			it.Decision, it.Why = Dropped, fmt.Sprintf("below the relevance floor: score %.4f under %.4f", h.Score, rep.Floor)
-		} else if used+it.Tokens > granted {
-			it.Decision, it.Why = Dropped, fmt.Sprintf("does not fit: needs %d tokens, %d left for recall", it.Tokens, max(granted-used, 0))
-		} else {
-			it.Decision, it.Why = Included, fmt.Sprintf("rank %d by score, fits the recall budget", i+1)
-			used += it.Tokens
-		}
-		items[i] = it
-	}
-
-	// BPE counts are not always additive across the joins; take the
-	// section's count as rendered and drop the lowest-scored memories until
-	// it fits.
-	n := countJoined(b.tok, b.renderRecall(head, items, blocks))
-	for i := len(items) - 1; i >= 0 && n > granted; i-- {
-		if items[i].Decision != Included {
-			continue
-		}
-		items[i].Decision, items[i].Why = Dropped, "dropped so that the section as rendered fits the recall budget"
-		n = countJoined(b.tok, b.renderRecall(head, items, blocks))
-	}
+	items, blocks, hidden := b.decideHits(hits, head.tokens, granted, rep.Floor)
+	n := b.fitRecall(head, items, blocks, granted)
 	var sources []string
 	for i, it := range items {
 		if it.Decision == Included {
@@ -127,6 +56,113 @@ func (b *builder) recallSection(ctx context.Context, opts Options) (section, err
 		Section: Section{Name: SectionRecall, Heading: recallHeading, Tokens: n, InBudget: true, Sources: sources},
 		text:    joinBlocks(b.renderRecall(head, items, blocks)),
 	}, nil
+}
+
+// recallK is how many hits to ask for: k when set, else one per
+// RecallTokensPerHit granted tokens, within DefaultRecallK and MaxRecallK.
+func recallK(k, granted int) int {
+	if k <= 0 {
+		k = min(max(DefaultRecallK, granted/RecallTokensPerHit), MaxRecallK)
+	}
+	return k
+}
+
+// recallHits runs the manifest's recall query with r, noting the recall
+// mode. A failed search is noted and gives no hits, unless ctx was
+// cancelled: then the build stops.
+func (b *builder) recallHits(ctx context.Context, r Recaller) ([]recall.Hit, error) {
+	rep := &b.man.Recall
+	if r == nil {
+		rep.Mode = RecallOff
+		b.man.Notes = append(b.man.Notes, "no recall index: the stack has no recalled memories")
+		return nil, nil
+	}
+	rep.HasVectors = r.HasVectors()
+	rep.Mode = RecallHybrid
+	if !rep.HasVectors {
+		rep.Mode = RecallBM25
+		b.man.Notes = append(b.man.Notes, "no embedding model: recall ranked memories by BM25 keywords only")
+	}
+	hits, err := r.Search(ctx, recall.Query{Text: rep.Query, Teammates: []string{b.mate.Name}, K: rep.K})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("build context: recall: %w", ctx.Err())
+		}
+		rep.Error = err.Error()
+		b.warn("recall failed, the stack has no recalled memories: " + err.Error())
+		return nil, nil
+	}
+	return hits, nil
+}
+
+// sortHits orders hits best score first, then by path and line, so that
+// equal scores are taken in the same order on every build.
+func sortHits(hits []recall.Hit) {
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		if hits[i].Path != hits[j].Path {
+			return hits[i].Path < hits[j].Path
+		}
+		return hits[i].StartLine < hits[j].StartLine
+	})
+}
+
+// decideHits redacts and renders each hit, best first, and decides
+// whether it goes in: not when it is already in the stack, scores under
+// floor or does not fit what is left of granted (used is taken already).
+// It returns, for each hit, its manifest item, its block and the secrets
+// it hid.
+func (b *builder) decideHits(hits []recall.Hit, used, granted int, floor float64) ([]RecallItem, []block, [][]Redaction) {
+	items := make([]RecallItem, len(hits))
+	blocks := make([]block, len(hits))
+	hidden := make([][]Redaction, len(hits))
+	for i, h := range hits {
+		h, hidden[i] = redactHit(h)
+		hits[i] = h
+		it := recallItem(h)
+		blocks[i] = b.hitBlock(h)
+		it.Tokens = blocks[i].tokens
+		if why := b.alreadyIn(h, hits[:i], items[:i]); why != "" {
+			it.Decision, it.Why = Dropped, why
+		} else if h.Score < floor {
+			it.Decision, it.Why = Dropped, fmt.Sprintf("below the relevance floor: score %.4f under %.4f", h.Score, floor)
+		} else if used+it.Tokens > granted {
+			it.Decision, it.Why = Dropped, fmt.Sprintf("does not fit: needs %d tokens, %d left for recall", it.Tokens, max(granted-used, 0))
+		} else {
+			it.Decision, it.Why = Included, fmt.Sprintf("rank %d by score, fits the recall budget", i+1)
+			used += it.Tokens
+		}
+		items[i] = it
+	}
+	return items, blocks, hidden
+}
+
+// recallItem is h as the manifest lists it, before the decision.
+func recallItem(h recall.Hit) RecallItem {
+	it := RecallItem{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Teammate: h.Teammate,
+		Kind: h.Kind, Type: h.Type, Name: h.Name, Date: h.Date, Heading: h.Heading,
+		Score: h.Score, BM25: h.BM25, Vector: h.Vector, Passes: h.Reason}
+	if it.Passes == nil {
+		it.Passes = []string{}
+	}
+	return it
+}
+
+// fitRecall returns the section's count as rendered, first dropping the
+// lowest-scored included memories until it fits granted: BPE counts are
+// not always additive across the joins.
+func (b *builder) fitRecall(head block, items []RecallItem, blocks []block, granted int) int {
+	n := countJoined(b.tok, b.renderRecall(head, items, blocks))
+	for i := len(items) - 1; i >= 0 && n > granted; i-- {
+		if items[i].Decision != Included {
+			continue
+		}
+		items[i].Decision, items[i].Why = Dropped, "dropped so that the section as rendered fits the recall budget"
+		n = countJoined(b.tok, b.renderRecall(head, items, blocks))
+	}
+	return n
 }
 
 // floorScore is the score a hit needs to be injected: the floor share

@@ -247,6 +247,35 @@ func (w *Workspace) Rel(p string) string {
 	return filepath.ToSlash(r)
 }
 
+// RelPath takes a path as a user gives it, relative to the root, relative
+// to the folder wd (the working directory; "" for none) when a file is
+// there, or absolute, and returns it relative to the root with forward
+// slashes. A path outside the workspace is refused.
+func (w *Workspace) RelPath(p, wd string) (string, error) {
+	if strings.TrimSpace(p) == "" {
+		return "", errors.New("the path is empty: give a file's path, as tmem list prints it")
+	}
+	if wd != "" && !filepath.IsAbs(p) {
+		abs := filepath.Join(wd, p)
+		if _, err := os.Stat(abs); err == nil {
+			if r, err := filepath.Rel(w.Root, abs); err == nil && filepath.IsLocal(r) {
+				return filepath.ToSlash(r), nil
+			}
+		}
+	}
+	if filepath.IsAbs(p) {
+		r, err := filepath.Rel(w.Root, p)
+		if err != nil || !filepath.IsLocal(r) {
+			return "", fmt.Errorf("path %q is outside the workspace %s", p, w.Root)
+		}
+		return filepath.ToSlash(r), nil
+	}
+	if !filepath.IsLocal(filepath.FromSlash(p)) {
+		return "", fmt.Errorf("path %q leaves the workspace", p)
+	}
+	return strings.TrimPrefix(filepath.ToSlash(filepath.Clean(p)), "./"), nil
+}
+
 // Abs returns the absolute path of a workspace-relative path.
 func (w *Workspace) Abs(rel string) string { return filepath.Join(w.Root, filepath.FromSlash(rel)) }
 

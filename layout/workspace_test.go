@@ -50,3 +50,43 @@ func TestOpen(t *testing.T) {
 		})
 	}
 }
+
+// TestRelPath: a path given by a user, relative to the root, to the
+// working folder or absolute, comes back relative to the root; one that
+// leads out of the workspace is refused.
+func TestRelPath(t *testing.T) {
+	ws := newWorkspace(t, "beacon")
+	root := ws.Root
+	project := filepath.Dir(root)
+	soul := filepath.Join(root, "beacon", "SOUL.md")
+	tests := []struct {
+		name    string
+		p, wd   string
+		want    string
+		wantErr string
+	}{
+		{name: "relative to the root", p: "beacon/SOUL.md", wd: project, want: "beacon/SOUL.md"},
+		{name: "relative to the working folder", p: "SOUL.md", wd: filepath.Join(root, "beacon"), want: "beacon/SOUL.md"},
+		{name: "through the workspace folder", p: filepath.Join(DirName, "beacon", "SOUL.md"), wd: project, want: "beacon/SOUL.md"},
+		{name: "no working folder", p: "beacon/SOUL.md", want: "beacon/SOUL.md"},
+		{name: "a file not there yet", p: "./beacon/memory/missing.md", wd: project, want: "beacon/memory/missing.md"},
+		{name: "absolute inside", p: soul, wd: project, want: "beacon/SOUL.md"},
+		{name: "absolute outside", p: filepath.Join(project, "x.md"), wd: project, wantErr: "is outside the workspace"},
+		{name: "leaves the root", p: "../x.md", wd: project, wantErr: "leaves the workspace"},
+		{name: "empty", p: " ", wd: project, wantErr: "the path is empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ws.RelPath(tt.p, tt.wd)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("RelPath(%q) = %q, %v; want an error saying %q", tt.p, got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("RelPath(%q) = %q, %v; want %q", tt.p, got, err, tt.want)
+			}
+		})
+	}
+}

@@ -299,6 +299,11 @@ const (
 	ModeOverwrite Mode = "overwrite" // replace name, description and body; keep other fields
 )
 
+// Valid reports whether m is one of the write modes.
+func (m Mode) Valid() bool {
+	return m == ModeCreate || m == ModeAppend || m == ModeOverwrite
+}
+
 // Memory is a typed memory to write.
 type Memory struct {
 	Type        string
@@ -443,4 +448,23 @@ func (w *Workspace) TempFiles(teammate string) ([]string, error) {
 func SplitHeading(text string) (heading, rest string) {
 	first, rest, _ := strings.Cut(strings.TrimSpace(text), "\n")
 	return strings.TrimLeft(first, "#- "), rest
+}
+
+// SplitEntry returns the heading and text of an entry to log: without a
+// heading, the first line of the text is the heading (see
+// SplitHeading). giveHeading says how the caller gives a heading
+// ("a heading", "--heading"), for the error when there is none.
+func SplitEntry(heading, text, giveHeading string) (string, string, error) {
+	if strings.TrimSpace(heading) != "" {
+		return heading, text, nil
+	}
+	h, rest := SplitHeading(text)
+	if strings.TrimSpace(h) != "" {
+		return h, rest, nil
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	if first == "" {
+		return "", "", fmt.Errorf("nothing to log: give %s or some text", giveHeading)
+	}
+	return "", "", fmt.Errorf("nothing to log as a heading: without %s the text's first line is the heading, and %q has no words; give %s or start the text with a line of words", giveHeading, first, giveHeading)
 }

@@ -107,6 +107,58 @@ func readDoc(t *testing.T, ws *Workspace, rel string) *Doc {
 	return d
 }
 
+func TestModeValid(t *testing.T) {
+	tests := []struct {
+		name string
+		mode Mode
+		want bool
+	}{
+		{"create", ModeCreate, true},
+		{"append", ModeAppend, true},
+		{"overwrite", ModeOverwrite, true},
+		{"empty", "", false},
+		{"unknown", "replace", false},
+		{"case matters", "Create", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.mode.Valid(); got != tt.want {
+				t.Errorf("Mode(%q).Valid() = %v, want %v", tt.mode, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSplitEntry(t *testing.T) {
+	tests := []struct {
+		name          string
+		heading, text string
+		wantH, wantT  string
+		wantErr       string
+	}{
+		{name: "heading given", heading: "Deploy", text: "# not this\nbody", wantH: "Deploy", wantT: "# not this\nbody"},
+		{name: "first line is the heading", text: "\n## Fixed the flaky test\nRoot cause: mtime.\n", wantH: "Fixed the flaky test", wantT: "Root cause: mtime."},
+		{name: "bullet as heading", text: "- shipped v2", wantH: "shipped v2", wantT: ""},
+		{name: "blank heading falls back to the text", heading: "  ", text: "Standup\nnotes", wantH: "Standup", wantT: "notes"},
+		{name: "nothing at all", text: " \n ", wantErr: "nothing to log: give --heading or some text"},
+		{name: "first line without words", text: "##\nbody", wantErr: `nothing to log as a heading: without --heading the text's first line is the heading, and "##" has no words; give --heading or start the text with a line of words`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, text, err := SplitEntry(tt.heading, tt.text, "--heading")
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || h != tt.wantH || text != tt.wantT {
+				t.Errorf("SplitEntry = %q, %q, %v; want %q, %q", h, text, err, tt.wantH, tt.wantT)
+			}
+		})
+	}
+}
+
 func TestAppendDailyKeepsEntriesWhole(t *testing.T) {
 	ws := newWorkspace(t, "beacon")
 	now := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)

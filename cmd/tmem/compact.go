@@ -73,41 +73,7 @@ started, and the run at a safe point (exit 130 or 143). Cron-friendly:
 			if err := opts.check(); err != nil {
 				return err
 			}
-			ws, err := f.Workspace()
-			if err != nil {
-				return err
-			}
-			switch {
-			case opts.dropJournal:
-				return f.dropJournal(ws)
-			case opts.discard != "":
-				return compact.DiscardProposal(ws, opts.discard)
-			}
-			ctx, stop := f.stopOnSignal(background(cmd))
-			defer stop()
-			o, vectors, err := f.compactOptions(ctx, ws, opts)
-			if err != nil {
-				return err
-			}
-			var res *compact.Result
-			if opts.apply != "" {
-				res, err = compact.ApplyProposal(ctx, ws, opts.apply, o)
-			} else {
-				res, err = compact.Run(ctx, ws, o)
-			}
-			if ierr := interrupted(ctx); ierr != nil {
-				return fmt.Errorf("compact: %w (the next run takes up where it stopped)", ierr)
-			}
-			if vectors != nil && vectors.Err() != nil {
-				f.warnf("compact: embedding model failed, clustered by word overlap instead: %v", vectors.Err())
-			}
-			if errors.Is(err, compact.ErrLocked) {
-				return fmt.Errorf("%w: %v (try again when it finishes)", errLocked, err)
-			}
-			if perr := f.printCompact(res); perr != nil && err == nil {
-				err = perr
-			}
-			return err
+			return f.runCompact(background(cmd), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -140,6 +106,47 @@ func (o *compactOptions) check() error {
 		return usageErrorf("--apply, --discard and --drop-journal exclude each other")
 	}
 	return nil
+}
+
+// runCompact does what the flags ask: drop an interrupted journal, discard
+// or apply a held proposal, or compact; SIGINT and SIGTERM stop it at a
+// safe point.
+func (f *factory) runCompact(parent context.Context, opts *compactOptions) error {
+	ws, err := f.Workspace()
+	if err != nil {
+		return err
+	}
+	switch {
+	case opts.dropJournal:
+		return f.dropJournal(ws)
+	case opts.discard != "":
+		return compact.DiscardProposal(ws, opts.discard)
+	}
+	ctx, stop := f.stopOnSignal(parent)
+	defer stop()
+	o, vectors, err := f.compactOptions(ctx, ws, opts)
+	if err != nil {
+		return err
+	}
+	var res *compact.Result
+	if opts.apply != "" {
+		res, err = compact.ApplyProposal(ctx, ws, opts.apply, o)
+	} else {
+		res, err = compact.Run(ctx, ws, o)
+	}
+	if ierr := interrupted(ctx); ierr != nil {
+		return fmt.Errorf("compact: %w (the next run takes up where it stopped)", ierr)
+	}
+	if vectors != nil && vectors.Err() != nil {
+		f.warnf("compact: embedding model failed, clustered by word overlap instead: %v", vectors.Err())
+	}
+	if errors.Is(err, compact.ErrLocked) {
+		return fmt.Errorf("%w: %v (try again when it finishes)", errLocked, err)
+	}
+	if perr := f.printCompact(res); perr != nil && err == nil {
+		err = perr
+	}
+	return err
 }
 
 // compactOptions builds the library options from the flags, tmem.yaml and
@@ -200,19 +207,7 @@ func (f *factory) printCompact(res *compact.Result) error {
 	case f.json:
 		return f.printJSON(res)
 	case res.DryRun:
-		if res.Resumed {
-			fmt.Fprintln(f.stdout, "an interrupted compaction is pending; the next run finishes it first:")
-		}
-		for _, n := range res.Notes {
-			fmt.Fprintln(f.stdout, "note: "+n)
-		}
-		for _, p := range res.Pending {
-			fmt.Fprintf(f.stdout, "pending %s: a model's summary held for review in %s (tmem compact --apply %s, or --discard)\n", p.ID, p.File, p.ID)
-		}
-		if res.Plan == nil {
-			return nil
-		}
-		return res.Plan.WriteText(f.stdout)
+		return res.WriteDryRun(f.stdout)
 	}
 	plan := res.Plan
 	if plan == nil {
@@ -230,6 +225,12 @@ func (f *factory) printCompact(res *compact.Result) error {
 	for _, n := range res.Notes {
 		f.warnf("compact: %s", n)
 	}
+	f.reportApplied(res, plan)
+	return nil
+}
+
+// reportApplied says under -v what a compaction did and suggests.
+func (f *factory) reportApplied(res *compact.Result, plan *compact.Plan) {
 	if res.Resumed {
 		f.infof("finished an interrupted compaction")
 	}
@@ -243,5 +244,4 @@ func (f *factory) printCompact(res *compact.Result) error {
 	for _, m := range plan.Merges {
 		f.infof("suggest merging %s WISDOM.md entries %q: %s", m.Teammate, m.Entries, m.Reason)
 	}
-	return nil
 }

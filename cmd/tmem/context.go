@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -16,6 +17,11 @@ type contextOptions struct {
 	tokenizer string
 	format    string
 	tz        string
+
+	// Set by check from the flags above.
+	asJSON bool
+	tok    memctx.Tokenizer
+	loc    *time.Location
 }
 
 func newContextCmd(f *factory) *cobra.Command {
@@ -48,73 +54,14 @@ byte-identical output.`,
 			f.perTaskGC()
 			f.startTiming()
 			defer f.printTiming()
-			if opts.budget < memctx.MinBudget {
-				return usageErrorf("--budget %d: want at least %d tokens", opts.budget, memctx.MinBudget)
-			}
-			asJSON := f.json
-			switch opts.format {
-			case "markdown", "md":
-				if f.json && cmd.Flags().Changed("format") {
-					return usageErrorf("--json and --format %s contradict each other", opts.format)
-				}
-			case "json":
-				asJSON = true
-			default:
-				return usageErrorf("--format %q: want markdown or json", opts.format)
-			}
-			tok, err := memctx.NewTokenizer(opts.tokenizer)
-			if err != nil {
-				return usageError{fmt.Errorf("--tokenizer: %w", err)}
-			}
-			loc := time.Local
-			if opts.tz != "" {
-				if loc, err = time.LoadLocation(opts.tz); err != nil {
-					return usageErrorf("--tz %q: not a time zone (want an IANA name such as Europe/Berlin, or UTC)", opts.tz)
-				}
+			if err := opts.check(f.json, cmd.Flags().Changed("format")); err != nil {
+				return err
 			}
 			task, err := f.readArg(args)
 			if err != nil {
 				return err
 			}
-			endWS := f.stages.begin(stageWorkspace)
-			ws, err := f.workspaceFor(opts.teammate)
-			endWS()
-			if err != nil {
-				return err
-			}
-			clock, err := f.Clock()
-			if err != nil {
-				return err
-			}
-			endIndex := f.stages.begin(stageIndex)
-			rec, closeRecall, err := openRecaller(f, ws, task, opts.teammate)
-			endIndex()
-			if err != nil {
-				return err
-			}
-			defer closeRecall()
-			warned := map[string]bool{}
-			endBuild := f.stages.begin(stageBuild)
-			res, err := memctx.Build(cmd.Context(), ws, memctx.Options{
-				Teammate: opts.teammate, Task: task, Budget: opts.budget, Tokenizer: f.stages.tokenizer(tok),
-				Now: clock, Location: loc, Recaller: rec,
-				Warn: func(msg string) { warned[msg] = true; f.warnf("%s", msg) },
-			})
-			endBuild()
-			if err != nil {
-				return err
-			}
-			for _, n := range res.Manifest.Notes {
-				if !warned[n] {
-					f.infof("%s", n)
-				}
-			}
-			defer f.stages.begin(stagePrint)()
-			if asJSON {
-				return f.printJSON(contextJSON{Manifest: res.Manifest, Text: res.Text})
-			}
-			_, err = fmt.Fprint(f.stdout, res.Text)
-			return err
+			return f.printStack(cmd.Context(), opts, task)
 		},
 	}
 	fl := cmd.Flags()
@@ -132,4 +79,78 @@ byte-identical output.`,
 type contextJSON struct {
 	memctx.Manifest
 	Text string `json:"text"`
+}
+
+// check reads the flags: the budget, the output format (asJSON is --json;
+// formatSet says --format was given), the tokenizer and the time zone.
+func (o *contextOptions) check(asJSON, formatSet bool) error {
+	if o.budget < memctx.MinBudget {
+		return usageErrorf("--budget %d: want at least %d tokens", o.budget, memctx.MinBudget)
+	}
+	o.asJSON = asJSON
+	switch o.format {
+	case "markdown", "md":
+		if asJSON && formatSet {
+			return usageErrorf("--json and --format %s contradict each other", o.format)
+		}
+	case "json":
+		o.asJSON = true
+	default:
+		return usageErrorf("--format %q: want markdown or json", o.format)
+	}
+	tok, err := memctx.NewTokenizer(o.tokenizer)
+	if err != nil {
+		return usageError{fmt.Errorf("--tokenizer: %w", err)}
+	}
+	o.tok, o.loc = tok, time.Local
+	if o.tz != "" {
+		if o.loc, err = time.LoadLocation(o.tz); err != nil {
+			return usageErrorf("--tz %q: not a time zone (want an IANA name such as Europe/Berlin, or UTC)", o.tz)
+		}
+	}
+	return nil
+}
+
+// printStack builds the teammate's prompt stack for task and prints it. The
+// builder's warnings go to stderr as they come; its other notes under -v.
+func (f *factory) printStack(ctx context.Context, opts *contextOptions, task string) error {
+	endWS := f.stages.begin(stageWorkspace)
+	ws, err := f.workspaceFor(opts.teammate)
+	endWS()
+	if err != nil {
+		return err
+	}
+	clock, err := f.Clock()
+	if err != nil {
+		return err
+	}
+	endIndex := f.stages.begin(stageIndex)
+	rec, closeRecall, err := openRecaller(f, ws, task, opts.teammate)
+	endIndex()
+	if err != nil {
+		return err
+	}
+	defer closeRecall()
+	warned := map[string]bool{}
+	endBuild := f.stages.begin(stageBuild)
+	res, err := memctx.Build(ctx, ws, memctx.Options{
+		Teammate: opts.teammate, Task: task, Budget: opts.budget, Tokenizer: f.stages.tokenizer(opts.tok),
+		Now: clock, Location: opts.loc, Recaller: rec,
+		Warn: func(msg string) { warned[msg] = true; f.warnf("%s", msg) },
+	})
+	endBuild()
+	if err != nil {
+		return err
+	}
+	for _, n := range res.Manifest.Notes {
+		if !warned[n] {
+			f.infof("%s", n)
+		}
+	}
+	defer f.stages.begin(stagePrint)()
+	if opts.asJSON {
+		return f.printJSON(contextJSON{Manifest: res.Manifest, Text: res.Text})
+	}
+	_, err = fmt.Fprint(f.stdout, res.Text)
+	return err
 }

@@ -37,48 +37,68 @@ is BM25-only; that is an info line, not a finding). Exit 0 when clean, 1
 with findings.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := f.Workspace()
-			if err != nil {
-				return err
-			}
-			if fix {
-				did, err := merge.Fix(ws, "tmem")
-				for _, d := range did {
-					f.warnf("fixed: %s", d)
-				}
-				if err != nil {
-					return err
-				}
-			}
-			findings, err := ws.Check()
-			if err != nil {
-				return err
-			}
-			findings = append(findings, ws.CheckConfig(compact.ConfigFile, &workspaceConfig{})...)
-			findings = append(findings, compact.CheckConfig(ws)...)
-			if findings == nil {
-				findings = []layout.Finding{}
-			}
-			failed := len(findings) > 0
-			findings = append(findings, f.modelFindings()...)
-			findings = append(findings, merge.Check(ws)...)
-			if f.json {
-				if err := f.printJSON(findings); err != nil {
-					return err
-				}
-			} else {
-				for _, fd := range findings {
-					fmt.Fprintln(f.stdout, fd.String())
-				}
-			}
-			if failed {
-				return errFindings
-			}
-			return nil
+			return f.doctor(fix)
 		},
 	}
 	cmd.Flags().BoolVar(&fix, "fix", false, "set up the git merge driver and settle compacted dailies a merge left in conflict")
 	return cmd
+}
+
+// doctor checks the workspace, after fixing what --fix fixes, and prints
+// the findings; errFindings when any of them fails doctor.
+func (f *factory) doctor(fix bool) error {
+	ws, err := f.Workspace()
+	if err != nil {
+		return err
+	}
+	if fix {
+		did, err := merge.Fix(ws, "tmem")
+		for _, d := range did {
+			f.warnf("fixed: %s", d)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	findings, failed, err := f.findings(ws)
+	if err != nil {
+		return err
+	}
+	if err := f.printFindings(findings); err != nil {
+		return err
+	}
+	if failed {
+		return errFindings
+	}
+	return nil
+}
+
+// findings checks the memory files and tmem.yaml, whose findings fail
+// doctor, then adds the info lines about the model and git.
+func (f *factory) findings(ws *layout.Workspace) (findings []layout.Finding, failed bool, err error) {
+	findings, err = ws.Check()
+	if err != nil {
+		return nil, false, err
+	}
+	findings = append(findings, ws.CheckConfig(compact.ConfigFile, &workspaceConfig{})...)
+	findings = append(findings, compact.CheckConfig(ws)...)
+	if findings == nil {
+		findings = []layout.Finding{}
+	}
+	failed = len(findings) > 0
+	findings = append(findings, f.modelFindings()...)
+	return append(findings, merge.Check(ws)...), failed, nil
+}
+
+// printFindings prints findings as JSON under --json, else one per line.
+func (f *factory) printFindings(findings []layout.Finding) error {
+	if f.json {
+		return f.printJSON(findings)
+	}
+	for _, fd := range findings {
+		fmt.Fprintln(f.stdout, fd.String())
+	}
+	return nil
 }
 
 // workspaceConfig is the shape of tmem.yaml, one section per package that
@@ -94,14 +114,5 @@ func (f *factory) modelFindings() []layout.Finding {
 	if err != nil {
 		return []layout.Finding{{Path: "(model)", Severity: layout.SevInfo, Message: "no user cache folder to find an embedding model in: recall is BM25-only; set TMEM_MODEL or --model"}}
 	}
-	mi, err := minilm.Info(dir)
-	switch {
-	case err != nil:
-		return []layout.Finding{{Path: dir, Severity: layout.SevInfo, Message: err.Error()}}
-	case !mi.Complete && mi.Identity == "":
-		return []layout.Finding{{Path: dir, Severity: layout.SevInfo, Message: "no embedding model installed: recall is BM25-only; run 'tmem model pull' (or 'tmem model pull --from DIR')"}}
-	case !mi.Complete:
-		return []layout.Finding{{Path: dir, Severity: layout.SevInfo, Message: "embedding model loads but does not match the pinned all-MiniLM-L6-v2 files; 'tmem model info' lists them"}}
-	}
-	return nil
+	return minilm.Check(dir)
 }

@@ -237,13 +237,24 @@ func (f *factory) internalError(r interface{}, stack []byte) int {
 // teammate checks a --teammate value: a malformed name is a usage error,
 // an unknown one lists the known teammates.
 func (f *factory) teammate(ws *layout.Workspace, name string) (layout.Teammate, error) {
-	if name == "" {
-		return layout.Teammate{}, usageErrorf("--teammate is required")
-	}
-	if err := layout.ValidateName(name); err != nil {
-		return layout.Teammate{}, usageError{err}
+	if err := teammateFlag(name); err != nil {
+		return layout.Teammate{}, err
 	}
 	return ws.Teammate(name)
+}
+
+var errNoTeammate = errors.New("--teammate is required")
+
+// teammateFlag checks a --teammate value without a workspace: it is
+// required, and a malformed name is a usage error.
+func teammateFlag(name string) error {
+	if name == "" {
+		return usageError{errNoTeammate}
+	}
+	if err := layout.ValidateName(name); err != nil {
+		return usageError{err}
+	}
+	return nil
 }
 
 // workspaceFor opens the workspace and checks the --teammate value in it.

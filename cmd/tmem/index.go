@@ -35,50 +35,7 @@ an ETA.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.startTiming()
 			defer f.printTiming()
-			endWS := f.stages.begin(stageWorkspace)
-			ws, err := f.Workspace()
-			endWS()
-			if err != nil {
-				return err
-			}
-			names := opts.teammates
-			if len(names) > 0 {
-				if names, err = f.teammateList(ws, names, false); err != nil {
-					return err
-				}
-			}
-			bar, progress := f.newProgress()
-			ix, err := f.openIndex(ws, f.model, minilm.WorkloadBulk, progress)
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			run := ix.Sync
-			if opts.rebuild {
-				run = ix.Rebuild
-			}
-			endIndex := f.stages.begin(stageIndex)
-			st, err := run(background(cmd), names)
-			if err == nil {
-				err = embedBacklog(background(cmd), ix, names, &st)
-			}
-			endIndex()
-			bar.done()
-			if err != nil {
-				return err
-			}
-			if f.json {
-				return f.printJSON(st)
-			}
-			// Silent unless someone is watching (a terminal) or asked.
-			if bar != nil || f.verbose {
-				fmt.Fprintf(f.stderr, "indexed %d files: %d added, %d changed, %d deleted, %d unchanged; %d chunks indexed, %d embedded\n",
-					st.Files, st.Added, st.Changed, st.Deleted, st.Unchanged, st.Chunks, st.Embedded)
-				if st.Backlog > 0 {
-					fmt.Fprintf(f.stderr, "%d chunks are still without vectors: their files changed while they were embedded, or cannot be read\n", st.Backlog)
-				}
-			}
-			return nil
+			return f.index(background(cmd), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -87,6 +44,60 @@ an ETA.`,
 	fl.BoolVar(&opts.rebuild, "rebuild", false, "rebuild from scratch")
 	cmd.MarkFlagsMutuallyExclusive("teammate", "all")
 	return cmd
+}
+
+// index syncs or rebuilds the indexes of the teammates (all without
+// --teammate), embeds what that left without vectors and reports it.
+func (f *factory) index(ctx context.Context, opts *indexOptions) error {
+	endWS := f.stages.begin(stageWorkspace)
+	ws, err := f.Workspace()
+	endWS()
+	if err != nil {
+		return err
+	}
+	names := opts.teammates
+	if len(names) > 0 {
+		if names, err = f.teammateList(ws, names, false); err != nil {
+			return err
+		}
+	}
+	bar, progress := f.newProgress()
+	ix, err := f.openIndex(ws, f.model, minilm.WorkloadBulk, progress)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	run := ix.Sync
+	if opts.rebuild {
+		run = ix.Rebuild
+	}
+	endIndex := f.stages.begin(stageIndex)
+	st, err := run(ctx, names)
+	if err == nil {
+		err = embedBacklog(ctx, ix, names, &st)
+	}
+	endIndex()
+	bar.done()
+	if err != nil {
+		return err
+	}
+	return f.printIndexed(st, bar != nil)
+}
+
+// printIndexed reports an index run: JSON under --json, else a summary on
+// stderr, silent unless someone is watching (a terminal) or asked.
+func (f *factory) printIndexed(st recall.SyncStats, onTerminal bool) error {
+	if f.json {
+		return f.printJSON(st)
+	}
+	if onTerminal || f.verbose {
+		fmt.Fprintf(f.stderr, "indexed %d files: %d added, %d changed, %d deleted, %d unchanged; %d chunks indexed, %d embedded\n",
+			st.Files, st.Added, st.Changed, st.Deleted, st.Unchanged, st.Chunks, st.Embedded)
+		if st.Backlog > 0 {
+			fmt.Fprintf(f.stderr, "%d chunks are still without vectors: their files changed while they were embedded, or cannot be read\n", st.Backlog)
+		}
+	}
+	return nil
 }
 
 // embedBacklog embeds what the sync left without vectors and adds it to

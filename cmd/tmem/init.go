@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -33,50 +32,66 @@ conflicts (see 'tmem merge-driver --help').`,
 		Example: `  tmem init --teammate beacon:"Search engineer" --teammate quill`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var specs []layout.TeammateSpec
-			for _, t := range opts.teammates {
-				name, role, _ := strings.Cut(t, ":")
-				if err := layout.ValidateName(name); err != nil {
-					return usageError{err}
-				}
-				specs = append(specs, layout.TeammateSpec{Name: name, Role: strings.TrimSpace(role)})
-			}
-			dir := f.dir
-			if dir == "" {
-				dir = f.getenv("TMEM_DIR")
-			}
-			if dir == "" {
-				dir = "."
-			}
-			res, err := layout.Init(dir, specs)
+			specs, err := opts.specs()
 			if err != nil {
 				return err
 			}
-			if opts.git {
-				if err := setupGit(f, res.Root); err != nil {
-					return err
-				}
-			}
-			if f.json {
-				return f.printJSON(res)
-			}
-			for _, p := range res.Created {
-				if !f.quiet {
-					fmt.Fprintf(f.stdout, "created %s\n", p)
-				}
-			}
-			if err := checkInit(f, res.Root, specs); err != nil {
-				return err
-			}
-			if len(res.Created) == 0 {
-				f.infof("nothing to do: %s is complete", res.Root)
-			}
-			return nil
+			return f.initWorkspace(specs, opts.git)
 		},
 	}
 	cmd.Flags().StringArrayVar(&opts.teammates, "teammate", nil, "add a teammate NAME or NAME:ROLE (repeatable)")
 	cmd.Flags().BoolVar(&opts.git, "git", false, "set up the merge driver in the local config of the git repository holding the workspace")
 	return cmd
+}
+
+// specs reads the --teammate NAME[:ROLE] values.
+func (o *initOptions) specs() ([]layout.TeammateSpec, error) {
+	var specs []layout.TeammateSpec
+	for _, t := range o.teammates {
+		name, role, _ := strings.Cut(t, ":")
+		if err := layout.ValidateName(name); err != nil {
+			return nil, usageError{err}
+		}
+		specs = append(specs, layout.TeammateSpec{Name: name, Role: strings.TrimSpace(role)})
+	}
+	return specs, nil
+}
+
+// initWorkspace creates the workspace in --dir, $TMEM_DIR or the current
+// folder, and the teammates, sets up git's merge driver if asked, and
+// says what it created.
+func (f *factory) initWorkspace(specs []layout.TeammateSpec, git bool) error {
+	dir := f.dir
+	if dir == "" {
+		dir = f.getenv("TMEM_DIR")
+	}
+	if dir == "" {
+		dir = "."
+	}
+	res, err := layout.Init(dir, specs)
+	if err != nil {
+		return err
+	}
+	if git {
+		if err := setupGit(f, res.Root); err != nil {
+			return err
+		}
+	}
+	if f.json {
+		return f.printJSON(res)
+	}
+	for _, p := range res.Created {
+		if !f.quiet {
+			fmt.Fprintf(f.stdout, "created %s\n", p)
+		}
+	}
+	if err := checkInit(f, res.Root, specs); err != nil {
+		return err
+	}
+	if len(res.Created) == 0 {
+		f.infof("nothing to do: %s is complete", res.Root)
+	}
+	return nil
 }
 
 // checkInit reads back what init leaves in place: a file that was already
@@ -142,5 +157,3 @@ func setupGit(f *factory, root string) error {
 	}
 	return nil
 }
-
-var errNoTeammate = errors.New("--teammate is required")

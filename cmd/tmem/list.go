@@ -30,32 +30,38 @@ listed, with its error on stderr.`,
 			if opts.kind != "" && !layout.ValidKind(opts.kind) {
 				return usageErrorf("--kind %q: want one of %s", opts.kind, layout.KindNames())
 			}
-			ws, err := f.Workspace()
-			if err != nil {
-				return err
-			}
-			items, err := ws.List(opts.teammate, layout.Kind(opts.kind))
-			if err != nil {
-				return err
-			}
-			for _, it := range items {
-				if it.Error != "" {
-					f.warnf("%s", it.Error)
-				}
-			}
-			if f.json {
-				return f.printJSON(items)
-			}
-			tw := tabwriter.NewWriter(f.stdout, 0, 4, 2, ' ', 0)
-			for _, it := range items {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", it.Path, it.Kind, dash(it.Type), dash(it.Date), dash(it.Name))
-			}
-			return tw.Flush()
+			return f.list(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.teammate, "teammate", "", "only this teammate's files")
 	cmd.Flags().StringVar(&opts.kind, "kind", "", "only files of this kind")
 	return cmd
+}
+
+// list prints the memory files the flags pick, one per line (a table)
+// or as JSON; a file that does not parse is listed, its error on stderr.
+func (f *factory) list(opts *listOptions) error {
+	ws, err := f.Workspace()
+	if err != nil {
+		return err
+	}
+	items, err := ws.List(opts.teammate, layout.Kind(opts.kind))
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		if it.Error != "" {
+			f.warnf("%s", it.Error)
+		}
+	}
+	if f.json {
+		return f.printJSON(items)
+	}
+	tw := tabwriter.NewWriter(f.stdout, 0, 4, 2, ' ', 0)
+	for _, it := range items {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", it.Path, it.Kind, dash(it.Type), dash(it.Date), dash(it.Name))
+	}
+	return tw.Flush()
 }
 
 func dash(s string) string {

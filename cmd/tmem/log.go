@@ -1,9 +1,10 @@
 package main
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
-	"github.com/tmemhq/tmem/cmd/internal/serve"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -27,41 +28,43 @@ token, a password) is refused unless --allow-secret.`,
 		Example: `  tmem log --teammate beacon --heading "Fixed flaky sync test" "Root cause: mtime granularity."
   git log -1 --format=%B | tmem log --teammate beacon -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.teammate == "" {
-				return usageError{errNoTeammate}
-			}
-			if err := layout.ValidateName(opts.teammate); err != nil {
-				return usageError{err}
+			if err := teammateFlag(opts.teammate); err != nil {
+				return err
 			}
 			text, err := f.readArg(args)
 			if err != nil {
 				return err
 			}
-			heading, text, err := serve.SplitEntry(opts.heading, text, "--heading")
+			heading, text, err := layout.SplitEntry(opts.heading, text, "--heading")
 			if err != nil {
 				return usageError{err}
 			}
-			ws, err := f.workspaceFor(opts.teammate)
-			if err != nil {
-				return err
-			}
-			now, err := f.Now()
-			if err != nil {
-				return err
-			}
-			rel, err := ws.AppendDaily(cmd.Context(), opts.teammate, now, heading, text, writeOptions(opts.allowSecret)...)
-			if err != nil {
-				return secretHint(err)
-			}
-			if f.json {
-				return f.printJSON(map[string]string{"path": rel})
-			}
-			f.infof("appended to %s", rel)
-			return nil
+			return f.log(cmd.Context(), opts, heading, text)
 		},
 	}
 	cmd.Flags().StringVar(&opts.teammate, "teammate", "", "teammate whose log to append to")
 	cmd.Flags().StringVar(&opts.heading, "heading", "", "the entry's heading")
 	cmd.Flags().BoolVar(&opts.allowSecret, "allow-secret", false, "write the entry even if it looks like it holds a secret")
 	return cmd
+}
+
+// log appends the entry to the teammate's daily log of today.
+func (f *factory) log(ctx context.Context, opts *logOptions, heading, text string) error {
+	ws, err := f.workspaceFor(opts.teammate)
+	if err != nil {
+		return err
+	}
+	now, err := f.Now()
+	if err != nil {
+		return err
+	}
+	rel, err := ws.AppendDaily(ctx, opts.teammate, now, heading, text, writeOptions(opts.allowSecret)...)
+	if err != nil {
+		return secretHint(err)
+	}
+	if f.json {
+		return f.printJSON(map[string]string{"path": rel})
+	}
+	f.infof("appended to %s", rel)
+	return nil
 }

@@ -41,8 +41,12 @@ model lives in --model DIR, else $TMEM_MODEL, else the user cache folder
 (~/.cache/tmem/models/all-MiniLM-L6-v2). Every file is checked against
 pinned sha256 sums.`,
 	}
+	cmd.AddCommand(newModelPullCmd(f, opts), newModelInfoCmd(f, opts))
+	return cmd
+}
 
-	pull := &cobra.Command{
+func newModelPullCmd(f *factory, opts *modelOptions) *cobra.Command {
+	cmd := &cobra.Command{
 		Use:   "pull [--from DIR] [--no-runtime] [--variant fp32|int8]",
 		Short: "Download (or copy with --from) the pinned model and ONNX Runtime, and verify them",
 		Long: `Download the pinned revision of sentence-transformers/all-MiniLM-L6-v2:
@@ -71,13 +75,17 @@ from fp32's, so indexes embed again; 'tmem model pull' goes back to fp32.`,
 			return runModelPull(cmd.Context(), f, opts)
 		},
 	}
-	pull.Flags().StringVar(&opts.from, "from", "", "install from this local folder instead of downloading")
-	pull.Flags().StringVar(&opts.baseURL, "base-url", "", "model hub or mirror to download from (default: $TMEM_MODEL_BASE_URL, else "+minilm.DefaultBaseURL+")")
-	pull.Flags().BoolVar(&opts.noRuntime, "no-runtime", false, "do not install the ONNX Runtime library")
-	pull.Flags().StringVar(&opts.variant, "variant", minilm.VariantFP32, "fp32, or int8 (the export for this CPU's AVX-512 VNNI or AVX2; ONNX Runtime only)")
-	pull.Flags().StringVar(&opts.runtimeBaseURL, "runtime-base-url", "", "ONNX Runtime release downloads or a mirror (default: $TMEM_ORT_BASE_URL, else "+minilm.DefaultRuntimeBaseURL+")")
+	fl := cmd.Flags()
+	fl.StringVar(&opts.from, "from", "", "install from this local folder instead of downloading")
+	fl.StringVar(&opts.baseURL, "base-url", "", "model hub or mirror to download from (default: $TMEM_MODEL_BASE_URL, else "+minilm.DefaultBaseURL+")")
+	fl.BoolVar(&opts.noRuntime, "no-runtime", false, "do not install the ONNX Runtime library")
+	fl.StringVar(&opts.variant, "variant", minilm.VariantFP32, "fp32, or int8 (the export for this CPU's AVX-512 VNNI or AVX2; ONNX Runtime only)")
+	fl.StringVar(&opts.runtimeBaseURL, "runtime-base-url", "", "ONNX Runtime release downloads or a mirror (default: $TMEM_ORT_BASE_URL, else "+minilm.DefaultRuntimeBaseURL+")")
+	return cmd
+}
 
-	info := &cobra.Command{
+func newModelInfoCmd(f *factory, opts *modelOptions) *cobra.Command {
+	cmd := &cobra.Command{
 		Use:   "info",
 		Short: "Show the installed model, its checksums and the backend that runs it",
 		Long: `Show the installed model: each file against its pinned sha256, the ONNX
@@ -94,8 +102,7 @@ removes entries that fail; the next start rebuilds them.`,
 			return printModelInfo(f, dir, opts.backend)
 		},
 	}
-	info.Flags().StringVar(&opts.backend, "backend", "auto", "auto, go or ort")
-	cmd.AddCommand(pull, info)
+	cmd.Flags().StringVar(&opts.backend, "backend", "auto", "auto, go or ort")
 	return cmd
 }
 
@@ -120,21 +127,33 @@ func runModelPull(ctx context.Context, f *factory, opts *modelOptions) error {
 		return pullHint(err)
 	}
 	f.infof("model installed in %s", dir)
-	if !opts.noRuntime && opts.from == "" && !minilm.CanLoadRuntime {
-		f.warnf("ONNX Runtime is not installed: %v", minilm.ErrCannotLoadRuntime)
-	} else if !opts.noRuntime && opts.from == "" {
-		st, err := minilm.PullRuntime(ctx, minilm.RuntimePullOptions{Dir: dir, BaseURL: opts.runtimeBaseURL, Progress: f.progressWriter()})
-		switch {
-		case errors.Is(err, minilm.ErrNoRuntimePin):
-			f.warnf("%v; until then embedding runs on the slower pure-Go backend", err)
-		case err != nil:
-			return runtimeHint(err)
-		default:
-			f.infof("onnx runtime %s installed in %s", st.Version, filepath.Join(dir, minilm.RuntimeDirName))
+	if !opts.noRuntime && opts.from == "" {
+		if err := f.pullRuntime(ctx, dir, opts.runtimeBaseURL); err != nil {
+			return err
 		}
 	}
 	if f.json {
 		return printModelInfo(f, dir, minilm.BackendAuto)
+	}
+	return nil
+}
+
+// pullRuntime installs the ONNX Runtime library pinned for the platform
+// into the model folder dir; without a pin, or a loader, it says that
+// embedding runs on pure Go.
+func (f *factory) pullRuntime(ctx context.Context, dir, baseURL string) error {
+	if !minilm.CanLoadRuntime {
+		f.warnf("ONNX Runtime is not installed: %v", minilm.ErrCannotLoadRuntime)
+		return nil
+	}
+	st, err := minilm.PullRuntime(ctx, minilm.RuntimePullOptions{Dir: dir, BaseURL: baseURL, Progress: f.progressWriter()})
+	switch {
+	case errors.Is(err, minilm.ErrNoRuntimePin):
+		f.warnf("%v; until then embedding runs on the slower pure-Go backend", err)
+	case err != nil:
+		return runtimeHint(err)
+	default:
+		f.infof("onnx runtime %s installed in %s", st.Version, filepath.Join(dir, minilm.RuntimeDirName))
 	}
 	return nil
 }
@@ -186,7 +205,8 @@ func printModelInfo(f *factory, dir, backend string) error {
 	if err != nil {
 		return err
 	}
-	bi := probeBackend(f, dir, mi, backend)
+	silenceKlog()
+	bi := minilm.Probe(dir, mi, backend, f.getenv)
 	if f.json {
 		var installed *minilm.RuntimeInfo // null when none
 		if ri.Installed {
@@ -194,19 +214,24 @@ func printModelInfo(f *factory, dir, backend string) error {
 		}
 		return f.printJSON(struct {
 			minilm.ModelInfo
-			backendInfo
+			minilm.BackendInfo
 			Installed *minilm.RuntimeInfo `json:"installed_runtime"`
 			ORTCache  minilm.CacheCheck   `json:"ort_cache"`
 		}{mi, bi, installed, cc})
 	}
 	fmt.Fprintf(f.stdout, "model:    %s@%s %s\nfolder:   %s\ncomplete: %v\nruntime:  %s\nbackend:  %s\nidentity: %s\n",
-		mi.Repo, mi.Revision, mi.Model, mi.Dir, mi.Complete, runtimeLine(ri), bi.line(), dash(mi.Identity))
+		mi.Repo, mi.Revision, mi.Model, mi.Dir, mi.Complete, runtimeLine(ri), bi, dash(mi.Identity))
 	for _, why := range cc.Removed {
 		fmt.Fprintf(f.stdout, "ort cache: removed a damaged entry (rebuilt on the next start): %s\n", why)
 	}
-	tw := tabwriter.NewWriter(f.stdout, 0, 4, 2, ' ', 0)
+	return writeModelFiles(f.stdout, mi.Files)
+}
+
+// writeModelFiles prints a table of the model's files against their pins.
+func writeModelFiles(w io.Writer, files []minilm.FileStatus) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "file\tstatus\tsha256")
-	for _, fs := range mi.Files {
+	for _, fs := range files {
 		status := "ok"
 		switch {
 		case !fs.Present:
@@ -228,39 +253,4 @@ func runtimeLine(ri minilm.RuntimeInfo) string {
 		return fmt.Sprintf("%s CHANGED since it was installed from %s (run 'tmem model pull')", ri.Path, ri.Name)
 	}
 	return fmt.Sprintf("onnx runtime %s from %s, %s", ri.Version, ri.Name, ri.Path)
-}
-
-// backendInfo says which backend embeds and why.
-type backendInfo struct {
-	Backend string `json:"backend"`
-	// Runtime names the ONNX Runtime version and library for "ort".
-	Runtime string `json:"runtime,omitempty"`
-	// Fallback says why "go" runs instead of ONNX Runtime.
-	Fallback string `json:"fallback,omitempty"`
-}
-
-// probeBackend opens the model with the asked-for backend to see which runs;
-// it embeds nothing, so the session is set up to start fast.
-func probeBackend(f *factory, dir string, mi minilm.ModelInfo, backend string) backendInfo {
-	if !mi.Complete && mi.Identity == "" {
-		return backendInfo{Backend: "none (model not installed: run 'tmem model pull')"}
-	}
-	silenceKlog()
-	e, err := minilm.Open(minilm.Options{ModelDir: dir, Backend: backend, Workload: minilm.WorkloadQueries, Getenv: f.getenv})
-	if err != nil {
-		return backendInfo{Backend: "unavailable: " + err.Error()}
-	}
-	defer e.Close()
-	return backendInfo{Backend: e.Backend(), Runtime: e.Runtime(), Fallback: e.Fallback()}
-}
-
-// line is the backend as one line of text.
-func (b backendInfo) line() string {
-	switch {
-	case b.Runtime != "":
-		return b.Backend + ", " + b.Runtime
-	case b.Fallback != "":
-		return b.Backend + " (pure Go: " + b.Fallback + ")"
-	}
-	return b.Backend
 }

@@ -51,11 +51,8 @@ always included.`,
 			f.perTaskGC()
 			f.startTiming()
 			defer f.printTiming()
-			if opts.k <= 0 {
-				return usageErrorf("-k %d: want a positive number of hits", opts.k)
-			}
-			if opts.recencyDepth < 0 {
-				return usageErrorf("--recency-depth %d: want 0 (none) or more", opts.recencyDepth)
+			if err := opts.check(); err != nil {
+				return err
 			}
 			text, err := f.readArg(args)
 			if err != nil {
@@ -64,46 +61,7 @@ always included.`,
 			if strings.TrimSpace(text) == "" {
 				return usageErrorf("the query is empty")
 			}
-			endWS := f.stages.begin(stageWorkspace)
-			ws, err := f.Workspace()
-			endWS()
-			if err != nil {
-				return err
-			}
-			names, err := f.teammateList(ws, opts.teammates, opts.all)
-			if err != nil {
-				return err
-			}
-			ranking, err := rankingFlag(opts.boost)
-			if err != nil {
-				return err
-			}
-			iopts, err := f.indexOptions(f.model, minilm.WorkloadQueries, nil)
-			if err != nil {
-				return err
-			}
-			iopts.Ranking = ranking
-			ix, err := recall.Open(ws, iopts)
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			depth := opts.recencyDepth
-			if depth == 0 {
-				depth = -1 // the flag's 0 means none; the library's 0 means default
-			}
-			hits, err := ix.Search(background(cmd), recall.Query{Text: text, Teammates: names, K: opts.k, NoSync: opts.noSync, RecencyDepth: depth})
-			if err != nil {
-				return err
-			}
-			defer f.stages.begin(stagePrint)()
-			if f.json {
-				if hits == nil {
-					hits = []recall.Hit{}
-				}
-				return f.printJSON(hits)
-			}
-			return recall.WriteHits(f.stdout, hits)
+			return f.printRecall(background(cmd), opts, text)
 		},
 	}
 	fl := cmd.Flags()
@@ -115,6 +73,66 @@ always included.`,
 	fl.StringToStringVar(&opts.boost, "boost", nil, "score multiplier per kind, e.g. typed=1.3,daily=0.9 (defaults: "+boostDefaults()+")")
 	cmd.MarkFlagsMutuallyExclusive("teammate", "all")
 	return cmd
+}
+
+func (o *recallOptions) check() error {
+	if o.k <= 0 {
+		return usageErrorf("-k %d: want a positive number of hits", o.k)
+	}
+	if o.recencyDepth < 0 {
+		return usageErrorf("--recency-depth %d: want 0 (none) or more", o.recencyDepth)
+	}
+	return nil
+}
+
+// printRecall searches the teammates' memories for text and prints the hits.
+func (f *factory) printRecall(ctx context.Context, opts *recallOptions, text string) error {
+	endWS := f.stages.begin(stageWorkspace)
+	ws, err := f.Workspace()
+	endWS()
+	if err != nil {
+		return err
+	}
+	names, err := f.teammateList(ws, opts.teammates, opts.all)
+	if err != nil {
+		return err
+	}
+	ix, err := f.openRanked(ws, opts.boost)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	depth := opts.recencyDepth
+	if depth == 0 {
+		depth = -1 // the flag's 0 means none; the library's 0 means default
+	}
+	hits, err := ix.Search(ctx, recall.Query{Text: text, Teammates: names, K: opts.k, NoSync: opts.noSync, RecencyDepth: depth})
+	if err != nil {
+		return err
+	}
+	defer f.stages.begin(stagePrint)()
+	if f.json {
+		if hits == nil {
+			hits = []recall.Hit{}
+		}
+		return f.printJSON(hits)
+	}
+	return recall.WriteHits(f.stdout, hits)
+}
+
+// openRanked opens the recall index for queries, ranking with the
+// --boost multipliers over the defaults.
+func (f *factory) openRanked(ws *layout.Workspace, boost map[string]string) (*recall.Index, error) {
+	ranking, err := rankingFlag(boost)
+	if err != nil {
+		return nil, err
+	}
+	iopts, err := f.indexOptions(f.model, minilm.WorkloadQueries, nil)
+	if err != nil {
+		return nil, err
+	}
+	iopts.Ranking = ranking
+	return recall.Open(ws, iopts)
 }
 
 // maxBoost bounds a --boost multiplier: the defaults are near 1, and a

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/tmemhq/tmem/layout"
@@ -9,6 +11,8 @@ import (
 type rememberOptions struct {
 	teammate, typ, topic, name, description, mode string
 	force, allowSecret                            bool
+
+	writeMode layout.Mode // set by check from --mode and --force
 }
 
 func newRememberCmd(f *factory) *cobra.Command {
@@ -27,55 +31,14 @@ unless --allow-secret.`,
     --name "No mocks in integration tests" \
     --description "Integration tests use real services" - < note.md`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.teammate == "" {
-				return usageError{errNoTeammate}
-			}
-			if err := layout.ValidateName(opts.teammate); err != nil {
-				return usageError{err}
-			}
-			for flag, v := range map[string]string{"--type": opts.typ, "--topic": opts.topic, "--name": opts.name} {
-				if v == "" {
-					return usageErrorf("%s is required", flag)
-				}
-			}
-			mode := layout.Mode(opts.mode)
-			switch {
-			case opts.force && mode != layout.ModeCreate:
-				return usageErrorf("--force goes with --mode create only")
-			case opts.force:
-				mode = layout.ModeOverwrite
-			case mode != layout.ModeCreate && mode != layout.ModeAppend && mode != layout.ModeOverwrite:
-				return usageErrorf("--mode %q: want create, append or overwrite", opts.mode)
-			}
-			if !layout.KnownType(opts.typ) {
-				return usageErrorf("--type %q: want user, feedback, project or reference", opts.typ)
-			}
-			if _, err := layout.Slug(opts.topic); err != nil {
-				return usageError{err}
+			if err := opts.check(); err != nil {
+				return err
 			}
 			body, err := f.readArg(args)
 			if err != nil {
 				return err
 			}
-			ws, err := f.workspaceFor(opts.teammate)
-			if err != nil {
-				return err
-			}
-			now, err := f.Now()
-			if err != nil {
-				return err
-			}
-			rel, err := ws.WriteMemory(cmd.Context(), opts.teammate, layout.Memory{
-				Type: opts.typ, Topic: opts.topic, Name: opts.name, Description: opts.description, Body: body, At: now,
-			}, mode, writeOptions(opts.allowSecret)...)
-			if err != nil {
-				return secretHint(err)
-			}
-			if f.json {
-				return f.printJSON(map[string]string{"path": rel})
-			}
-			f.infof("wrote %s", rel)
-			return nil
+			return f.remember(cmd.Context(), opts, body)
 		},
 	}
 	fl := cmd.Flags()
@@ -88,4 +51,56 @@ unless --allow-secret.`,
 	fl.BoolVar(&opts.force, "force", false, "replace an existing memory (same as --mode overwrite)")
 	fl.BoolVar(&opts.allowSecret, "allow-secret", false, "write the memory even if it looks like it holds a secret")
 	return cmd
+}
+
+// check reads the flags: the teammate, type, topic and name are required,
+// and --force is --mode overwrite.
+func (o *rememberOptions) check() error {
+	if err := teammateFlag(o.teammate); err != nil {
+		return err
+	}
+	for flag, v := range map[string]string{"--type": o.typ, "--topic": o.topic, "--name": o.name} {
+		if v == "" {
+			return usageErrorf("%s is required", flag)
+		}
+	}
+	o.writeMode = layout.Mode(o.mode)
+	switch {
+	case o.force && o.writeMode != layout.ModeCreate:
+		return usageErrorf("--force goes with --mode create only")
+	case o.force:
+		o.writeMode = layout.ModeOverwrite
+	case !o.writeMode.Valid():
+		return usageErrorf("--mode %q: want create, append or overwrite", o.mode)
+	}
+	if !layout.KnownType(o.typ) {
+		return usageErrorf("--type %q: want user, feedback, project or reference", o.typ)
+	}
+	if _, err := layout.Slug(o.topic); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+// remember writes the typed memory with body, now.
+func (f *factory) remember(ctx context.Context, opts *rememberOptions, body string) error {
+	ws, err := f.workspaceFor(opts.teammate)
+	if err != nil {
+		return err
+	}
+	now, err := f.Now()
+	if err != nil {
+		return err
+	}
+	rel, err := ws.WriteMemory(ctx, opts.teammate, layout.Memory{
+		Type: opts.typ, Topic: opts.topic, Name: opts.name, Description: opts.description, Body: body, At: now,
+	}, opts.writeMode, writeOptions(opts.allowSecret)...)
+	if err != nil {
+		return secretHint(err)
+	}
+	if f.json {
+		return f.printJSON(map[string]string{"path": rel})
+	}
+	f.infof("wrote %s", rel)
+	return nil
 }

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -31,69 +28,57 @@ frontmatter, title and entries with their line ranges.`,
   tmem show --json beacon/memory/feedback_no_mocks.md`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := f.Workspace()
-			if err != nil {
-				return err
-			}
-			rel, err := workspacePath(ws, args[0])
-			if err != nil {
-				return usageError{err}
-			}
-			// Both ways of showing a file hold it to the limit for memory
-			// files: a larger one is refused on its size, unread.
-			src, err := ws.ReadFile(rel, layout.MaxFileSize)
-			if err != nil {
-				return layout.ReadError(rel, err)
-			}
-			if !f.json {
-				if err := layout.CheckText(rel, src); err != nil {
-					return err
-				}
-				_, err = f.stdout.Write(src)
-				return err
-			}
-			d, err := layout.Parse(rel, src)
-			if err != nil {
-				return err
-			}
-			out := showDoc{Path: rel, Frontmatter: map[string]interface{}{}, Title: d.Title, Entries: d.Entries}
-			for _, k := range d.Keys() {
-				out.Frontmatter[k] = jsonable(d.Value(k))
-			}
-			if out.Entries == nil {
-				out.Entries = []layout.Entry{}
-			}
-			return f.printJSON(out)
+			return f.show(args[0])
 		},
 	}
 	return cmd
 }
 
-// workspacePath accepts a path relative to the workspace root or to the
-// working directory and returns it relative to the root, refusing anything
-// outside the workspace.
-func workspacePath(ws *layout.Workspace, p string) (string, error) {
-	if strings.TrimSpace(p) == "" {
-		return "", errors.New("the path is empty: give a file's path, as tmem list prints it")
+// show prints the file at p (see layout's RelPath), or under --json its
+// frontmatter, title and entries.
+func (f *factory) show(p string) error {
+	ws, err := f.Workspace()
+	if err != nil {
+		return err
 	}
-	if abs, err := filepath.Abs(p); err == nil && !filepath.IsAbs(p) {
-		if _, err := os.Stat(abs); err == nil {
-			if r, err := filepath.Rel(ws.Root, abs); err == nil && filepath.IsLocal(r) {
-				return filepath.ToSlash(r), nil
-			}
+	wd, err := os.Getwd()
+	if err != nil {
+		wd = "" // paths relative to the root still work
+	}
+	rel, err := ws.RelPath(p, wd)
+	if err != nil {
+		return usageError{err}
+	}
+	// Both ways of showing a file hold it to the limit for memory
+	// files: a larger one is refused on its size, unread.
+	src, err := ws.ReadFile(rel, layout.MaxFileSize)
+	if err != nil {
+		return layout.ReadError(rel, err)
+	}
+	if !f.json {
+		if err := layout.CheckText(rel, src); err != nil {
+			return err
 		}
+		_, err = f.stdout.Write(src)
+		return err
 	}
-	if filepath.IsAbs(p) {
-		r, err := filepath.Rel(ws.Root, p)
-		if err != nil || !filepath.IsLocal(r) {
-			return "", fmt.Errorf("path %q is outside the workspace %s", p, ws.Root)
-		}
-		return filepath.ToSlash(r), nil
+	return f.printDoc(rel, src)
+}
+
+// printDoc prints the file rel, whose bytes are src, parsed, as JSON.
+func (f *factory) printDoc(rel string, src []byte) error {
+	d, err := layout.Parse(rel, src)
+	if err != nil {
+		return err
 	}
-	if !filepath.IsLocal(filepath.FromSlash(p)) {
-		return "", fmt.Errorf("path %q leaves the workspace", p)
+	out := showDoc{Path: rel, Frontmatter: map[string]interface{}{}, Title: d.Title, Entries: d.Entries}
+	for _, k := range d.Keys() {
+		out.Frontmatter[k] = jsonable(d.Value(k))
 	}
-	return strings.TrimPrefix(filepath.ToSlash(filepath.Clean(p)), "./"), nil
+	if out.Entries == nil {
+		out.Entries = []layout.Entry{}
+	}
+	return f.printJSON(out)
 }
 
 // jsonable converts YAML values (maps with interface keys) for encoding/json.

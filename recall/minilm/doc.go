@@ -46,6 +46,9 @@
 // PullRuntime installs the ONNX Runtime library from its pinned release
 // archive into the model folder, where FindRuntime looks.
 //
+// Info checks a model folder against its pinned sums; Check reports the
+// folder's state as doctor findings, and Probe says which backend runs it.
+//
 // ONNX Runtime optimises the graph each time it creates a session; the
 // result is cached in the model folder (.tmem-ort-cache), one folder per
 // key (the cache format, the model's sha256, the runtime's version and the

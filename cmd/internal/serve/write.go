@@ -29,7 +29,7 @@ func (s *Service) Log(ctx context.Context, in LogInput) (WriteOutput, error) {
 	if err != nil {
 		return WriteOutput{}, err
 	}
-	heading, text, err := SplitEntry(in.Heading, in.Text, "a heading")
+	heading, text, err := layout.SplitEntry(in.Heading, in.Text, "a heading")
 	if err != nil {
 		return WriteOutput{}, err
 	}
@@ -44,25 +44,6 @@ func (s *Service) Log(ctx context.Context, in LogInput) (WriteOutput, error) {
 		return WriteOutput{}, err
 	}
 	return WriteOutput{Path: rel}, nil
-}
-
-// SplitEntry returns the heading and text of an entry to log: without a
-// heading, the first line of the text is the heading (see
-// layout.SplitHeading). giveHeading says how the caller gives a heading
-// ("a heading", "--heading"), for the error when there is none.
-func SplitEntry(heading, text, giveHeading string) (string, string, error) {
-	if strings.TrimSpace(heading) != "" {
-		return heading, text, nil
-	}
-	h, rest := layout.SplitHeading(text)
-	if strings.TrimSpace(h) != "" {
-		return h, rest, nil
-	}
-	first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
-	if first == "" {
-		return "", "", fmt.Errorf("nothing to log: give %s or some text", giveHeading)
-	}
-	return "", "", fmt.Errorf("nothing to log as a heading: without %s the text's first line is the heading, and %q has no words; give %s or start the text with a line of words", giveHeading, first, giveHeading)
 }
 
 // RememberInput is a typed memory to write.
@@ -87,7 +68,7 @@ func (s *Service) Remember(ctx context.Context, in RememberInput) (WriteOutput, 
 		mode = layout.ModeCreate
 	}
 	switch {
-	case mode != layout.ModeCreate && mode != layout.ModeAppend && mode != layout.ModeOverwrite:
+	case !mode.Valid():
 		return WriteOutput{}, fmt.Errorf("mode %q: want create, append or overwrite", in.Mode)
 	case !layout.KnownType(in.Type):
 		return WriteOutput{}, fmt.Errorf("type %q: want user, feedback, project or reference", in.Type)
