@@ -86,8 +86,9 @@ type Teammate struct {
 	Dir  string `json:"-"` // absolute
 }
 
-// Teammates lists the workspace's teammates by name. Dot-folders are
-// skipped. A SOUL.md that does not parse still makes a teammate (with no
+// Teammates lists the workspace's teammates by name. Dot-folders and
+// folders whose name no teammate can have (templates/, which may hold a
+// SOUL.md override) are skipped; Check reports the latter. A SOUL.md that does not parse still makes a teammate (with no
 // role), so one bad file never hides the others.
 func (w *Workspace) Teammates() ([]Teammate, error) {
 	if w.team == nil {
@@ -129,7 +130,7 @@ func (w *Workspace) teammatesOf(ents []fs.DirEntry) []Teammate {
 	var out []Teammate
 	for _, e := range ents {
 		name := e.Name()
-		if strings.HasPrefix(name, ".") || !w.isDir(e) {
+		if strings.HasPrefix(name, ".") || ValidateName(name) != nil || !w.isDir(e) {
 			continue
 		}
 		src, err := w.ReadFile(name+"/SOUL.md", MaxFileSize)
