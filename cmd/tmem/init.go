@@ -36,10 +36,14 @@ conflicts (see 'tmem merge-driver --help').`,
 			var specs []layout.TeammateSpec
 			for _, t := range opts.teammates {
 				name, role, _ := strings.Cut(t, ":")
+				role = strings.TrimSpace(role)
 				if err := layout.ValidateName(name); err != nil {
 					return usageError{err}
 				}
-				specs = append(specs, layout.TeammateSpec{Name: name, Role: strings.TrimSpace(role)})
+				if err := layout.ValidateRole(role); err != nil {
+					return usageError{err}
+				}
+				specs = append(specs, layout.TeammateSpec{Name: name, Role: role})
 			}
 			dir := f.dir
 			if dir == "" {
