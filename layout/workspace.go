@@ -217,8 +217,13 @@ func (w *Workspace) Teammate(name string) (Teammate, error) {
 // RoleOf reads a teammate's role from SOUL.md: the frontmatter field
 // `role`, else the part of the first `# ` heading after an em dash, " - "
 // or ": " ("# Beacon — Search engineer"), else "". Frontmatter that is not
-// valid YAML is read leniently (ParseLenient).
+// valid YAML is read leniently (ParseLenient). A role written on several
+// lines comes back on one, as the roster shows it.
 func RoleOf(soul []byte) string {
+	return strings.Join(strings.Fields(roleOf(soul)), " ")
+}
+
+func roleOf(soul []byte) string {
 	// The frontmatter alone answers most files; the body is parsed for the
 	// title only when it has no role.
 	d, _, err := parseLenient("SOUL.md", soul, false)
