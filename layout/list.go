@@ -88,7 +88,8 @@ func (w *Workspace) listed(teammate string) ([]File, error) {
 	return files, nil
 }
 
-// describe fills name, type and date from the file's frontmatter.
+// describe fills name, type and date from the file's frontmatter; a name
+// written on several lines is given on one.
 func (w *Workspace) describe(fl File, it *Listing) {
 	if fl.Size > MaxFileSize {
 		it.Error = (&ParseError{Path: fl.Path, Err: fmt.Errorf("file is over the %d-byte limit; not parsed", MaxFileSize)}).Error()
@@ -104,7 +105,7 @@ func (w *Workspace) describe(fl File, it *Listing) {
 		it.Error = err.Error()
 		return
 	}
-	it.Name = d.Get("name")
+	it.Name = strings.Join(strings.Fields(d.Get("name")), " ") // one line, as list prints it
 	if t := d.Get("type"); t != "" && fl.Kind == KindTyped {
 		it.Type = t
 	}

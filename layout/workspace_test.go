@@ -86,3 +86,20 @@ func TestTeammatesSkipFoldersWithNoTeammateName(t *testing.T) {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(named, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestListNamesOnOneLine: a name written on several lines, or with tabs,
+// is listed on one line, as `tmem list` prints one line per file.
+func TestListNamesOnOneLine(t *testing.T) {
+	ws := newWorkspace(t, "beacon")
+	src := "---\nname: \"Pin images\\n---\\n\\tto digests\"\ndescription: d\ntype: user\n---\nBody.\n"
+	if err := ws.WriteFile("beacon/memory/user_pin.md", []byte(src)); err != nil {
+		t.Fatal(err)
+	}
+	items, err := ws.List("beacon", KindTyped)
+	if err != nil || len(items) != 1 {
+		t.Fatalf("List = %v, %v", items, err)
+	}
+	if want := "Pin images --- to digests"; items[0].Name != want {
+		t.Errorf("name %q, want %q", items[0].Name, want)
+	}
+}
