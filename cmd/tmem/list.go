@@ -27,6 +27,9 @@ listed, with its error on stderr.`,
   tmem list --json | jq -r '.[].path'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := notEmpty(cmd, "teammate", "kind"); err != nil {
+				return err
+			}
 			if opts.kind != "" && !layout.ValidKind(opts.kind) {
 				return usageErrorf("--kind %q: want one of %s", opts.kind, layout.KindNames())
 			}
