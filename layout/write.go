@@ -391,7 +391,7 @@ func memoryBytes(rel string, old []byte, exists bool, m Memory, body string, mod
 			return nil, err
 		}
 	}
-	return d.Bytes(), nil
+	return KeepLineEndings(old, d.Bytes()), nil
 }
 
 // updatedFields are the frontmatter fields a write in mode changes on an
