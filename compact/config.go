@@ -91,10 +91,10 @@ func LoadConfig(ws *layout.Workspace) (Config, error) {
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(b, &root); err != nil {
-		return Config{}, &layout.ParseError{Path: ConfigFile, Err: err}
+		return Config{}, layout.YAMLError(ConfigFile, err)
 	}
 	if err := root.Decode(&file); err != nil && !errors.Is(err, io.EOF) {
-		return Config{}, &layout.ParseError{Path: ConfigFile, Err: err}
+		return Config{}, layout.YAMLError(ConfigFile, err)
 	}
 	if err := checkRanges(&root); err != nil {
 		return Config{}, err

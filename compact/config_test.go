@@ -122,6 +122,28 @@ func TestConfigRanges(t *testing.T) {
 	}
 }
 
+// TestConfigErrorsNameTheLine: a tmem.yaml that does not parse or holds
+// a value of the wrong type is refused as file:line, once for each value.
+func TestConfigErrorsNameTheLine(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"syntax error", "compact:\n  keep_weeks: [\n", "tmem.yaml:3: does not parse: did not find expected node content"},
+		{"not a mapping", "compact: 5\n", "tmem.yaml:1: cannot unmarshal !!int `5` into compact.Config"},
+		{"two wrong types", "compact:\n  keep_weeks: many\n  archive: maybe\n",
+			"tmem.yaml:2: cannot unmarshal !!str `many` into int\ntmem.yaml:3: cannot unmarshal !!str `maybe` into bool"},
+		{"command of another shape", "compact:\n  command: {a: b}\n", "tmem.yaml:2: compact.command: want a list or a string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := fromTxtar(t, "-- beacon/SOUL.md --\n# Beacon\n-- tmem.yaml --\n"+tt.yaml)
+			if _, err := LoadConfig(ws); err == nil || err.Error() != tt.want {
+				t.Errorf("LoadConfig: %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
 // TestKeepRecentDaysBeyondADuration checks that a window of more days
 // than a time.Duration holds keeps the dailies in it, even with the
 // archive off, where a compacted daily is gone for good.

@@ -167,6 +167,11 @@ func (ub *unit) write(rel string, content []byte) error {
 		ub.saved[rel] = *mf
 		ub.order = append(ub.order, rel)
 	}
+	// A file saved with CRLF keeps them; archive files are left alone:
+	// their sections hold their sources' bytes exactly.
+	if mf.Exists && !strings.Contains(rel, "/memory/"+layout.ArchiveDir+"/") {
+		content = layout.KeepLineEndings(mf.Content, content)
+	}
 	mf.Content, mf.Exists, mf.Fresh = content, true, true
 	return nil
 }

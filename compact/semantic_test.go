@@ -315,3 +315,49 @@ Integration tests must use the real database on staging.
 	}
 	return ws
 }
+
+// TestCompactionKeepsCRLFFiles: a file written with CRLF line endings
+// that compaction rewrites (WISDOM.md, a weekly summary a person saved)
+// keeps them on every line, the lines it adds too.
+func TestCompactionKeepsCRLFFiles(t *testing.T) {
+	crlf := func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+	mixed := func(t *testing.T, ws interface{ Abs(string) string }, rel string) {
+		t.Helper()
+		b, err := os.ReadFile(ws.Abs(rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(b), "\n") - strings.Count(string(b), "\r\n"); n > 0 {
+			t.Errorf("%s has %d lines ending in LF alone:\n%q", rel, n, b)
+		}
+	}
+	t.Run("WISDOM.md", func(t *testing.T) {
+		ws, run, _ := semanticFixture(t)
+		p := ws.Abs("beacon/WISDOM.md")
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(crlf(string(b))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := run(Options{}); err != nil {
+			t.Fatal(err)
+		}
+		mixed(t, ws, "beacon/WISDOM.md")
+		res, err := run(Options{})
+		if err != nil || len(res.Plan.Units) != 0 {
+			t.Errorf("second run: %v, units %+v; want nothing to do", err, res.Plan.Units)
+		}
+	})
+	t.Run("a weekly summary", func(t *testing.T) {
+		ws := fromTxtar(t, "-- beacon/SOUL.md --\n# Beacon\n")
+		old := day("2026-03-20")
+		writeFile(t, ws, "beacon/memory/weekly/2026-W11.md", crlf("---\ntype: weekly\nweek: 2026-W11\nteammate: beacon\n---\n\n# Week 2026-W11\n\nSaved by hand.\n"), old)
+		writeFile(t, ws, "beacon/memory/2026-03-10.md", "# 2026-03-10\n\n## Late entry\n\nDecision: pin images.\n", old)
+		if _, err := Run(context.Background(), ws, Options{Episodic: true, Now: fixed("2026-03-30")}); err != nil {
+			t.Fatal(err)
+		}
+		mixed(t, ws, "beacon/memory/weekly/2026-W11.md")
+	})
+}

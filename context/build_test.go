@@ -272,6 +272,21 @@ func TestBuildEdgeCases(t *testing.T) {
 			},
 		},
 		{
+			name: "files with CRLF line endings read as LF, setext headings demoted",
+			files: map[string]string{"solo/SOUL.md": "Solo\r\n====\r\n\r\nIdentity\r\n--------\r\n\r\nTests things.\r\n",
+				"solo/memory/2026-11-20.md": "# 2026-11-20\r\n\r\n## Deploy\r\n<!-- tmem:at 2026-11-20T09:00:00Z -->\r\n\r\nrolled back\r\n\r\nthen forward\r\n"},
+			check: func(t *testing.T, r *Result) {
+				if strings.Contains(r.Text, "\r") {
+					t.Error("text holds a carriage return")
+				}
+				for _, want := range []string{"\n## Solo\n", "\n### Identity\n", "rolled back\n\nthen forward"} {
+					if !strings.Contains(r.Text, want) {
+						t.Errorf("text lacks %q", want)
+					}
+				}
+			},
+		},
+		{
 			name:  "no recall index",
 			files: map[string]string{"solo/SOUL.md": soul},
 			opts:  Options{Recaller: nil},

@@ -37,6 +37,10 @@ var ErrTooLarge = errors.New("over the size limit")
 // files (named pipes, devices, sockets, folders).
 var ErrNotRegular = errors.New("not a regular file")
 
+// ErrNotFolder is wrapped by errors about a path listed as a folder that
+// is something else (a file, a named pipe).
+var ErrNotFolder = errors.New("not a folder")
+
 // openRoot opens the workspace folder as an os.Root. It is opened for each
 // operation and closed after, so a Workspace holds no file descriptor.
 func (w *Workspace) openRoot() (*os.Root, error) {
@@ -152,6 +156,8 @@ func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
 // modeName names the kind of a file that is not regular.
 func modeName(m fs.FileMode) string {
 	switch {
+	case m.IsRegular():
+		return "a file"
 	case m.IsDir():
 		return "a folder"
 	case m&fs.ModeNamedPipe != 0:
@@ -166,6 +172,14 @@ func modeName(m fs.FileMode) string {
 		return "a symlink"
 	}
 	return "a special file"
+}
+
+// notFolder says why rel, opened as a folder, cannot be listed.
+func notFolder(rel string, st fs.FileInfo, err error) error {
+	if err != nil {
+		return accessError(rel, err)
+	}
+	return &ParseError{Path: rel, Err: fmt.Errorf("%w (%s)", ErrNotFolder, modeName(st.Mode()))}
 }
 
 // Stat stats rel, following links only inside the workspace.
@@ -197,7 +211,8 @@ func statError(rel string, err error) error {
 }
 
 // ReadDir lists the folder rel (walked inside the workspace only), sorted
-// by name; a folder that does not exist lists nothing.
+// by name; a folder that does not exist lists nothing. Anything else by
+// that name is refused with ErrNotFolder, opened without blocking.
 func (w *Workspace) ReadDir(rel string) ([]fs.DirEntry, error) {
 	r, err := w.openRoot()
 	if err != nil {
@@ -208,7 +223,7 @@ func (w *Workspace) ReadDir(rel string) ([]fs.DirEntry, error) {
 	if rel == "" {
 		name = "."
 	}
-	d, err := r.Open(name)
+	d, err := r.OpenFile(name, os.O_RDONLY|oNonblock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -216,6 +231,9 @@ func (w *Workspace) ReadDir(rel string) ([]fs.DirEntry, error) {
 		return nil, accessError(rel, err)
 	}
 	defer d.Close()
+	if st, err := d.Stat(); err != nil || !st.IsDir() {
+		return nil, notFolder(rel, st, err)
+	}
 	ents, err := d.ReadDir(-1)
 	if err != nil {
 		return nil, accessError(rel, err)

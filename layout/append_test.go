@@ -92,3 +92,26 @@ func appendKeeps(t *testing.T, ws *Workspace, rel, old, added string, write func
 		t.Fatalf("file is\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestWriteMemoryOverwriteKeepsCRLF: a memory saved with CRLF line endings
+// keeps them on every line when overwritten, the new body's too.
+func TestWriteMemoryOverwriteKeepsCRLF(t *testing.T) {
+	ws := newWorkspace(t, "beacon")
+	rel := "beacon/memory/project_billing.md"
+	old := "---\r\nname: Billing\r\ndescription: d\r\ntype: project\r\nowner: ops\r\n---\r\n\r\nFirst.\r\n"
+	if err := ws.WriteFile(rel, []byte(old)); err != nil {
+		t.Fatal(err)
+	}
+	m := Memory{Type: "project", Topic: "billing", Name: "Billing v2", Body: "Second.\nThird."}
+	if _, err := ws.WriteMemory(context.Background(), "beacon", m, ModeOverwrite); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(ws.Abs(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "---\r\nname: Billing v2\r\ndescription: d\r\ntype: project\r\nowner: ops\r\n---\r\n\r\nSecond.\r\nThird.\r\n"
+	if string(got) != want {
+		t.Errorf("file is\n%q\nwant\n%q", got, want)
+	}
+}

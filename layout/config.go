@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"strconv"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -36,18 +37,51 @@ func (w *Workspace) CheckConfig(name string, schema interface{}) []Finding {
 	out := checkBOM(name, src)
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	dec.KnownFields(true)
-	err = dec.Decode(schema)
-	var te *yaml.TypeError
-	switch {
-	case err == nil, errors.Is(err, io.EOF): // io.EOF: an empty file
-	case errors.As(err, &te):
-		for _, e := range te.Errors {
-			out = append(out, configFinding(name, e))
+	if err = dec.Decode(schema); err != nil && !errors.Is(err, io.EOF) { // io.EOF: an empty file
+		for _, pe := range yamlErrors(name, err) {
+			out = append(out, configFinding(pe))
 		}
-	default:
-		out = append(out, Finding{Path: name, Line: yamlLine(err), Severity: SevError, Message: "does not parse: " + yamlMessage(err)})
 	}
 	return out
+}
+
+// YAMLError is an error of the YAML parser or decoder about the file path
+// as *ParseErrors that carry the line ("tmem.yaml:3: does not parse: …"),
+// one for each value the decoder refused, joined.
+func YAMLError(path string, err error) error {
+	var errs []error
+	for _, pe := range yamlErrors(path, err) {
+		errs = append(errs, pe)
+	}
+	return errors.Join(errs...)
+}
+
+// yamlErrors splits an error of the YAML parser or decoder into one
+// *ParseError for each value it refused ("line 3: cannot unmarshal …").
+func yamlErrors(path string, err error) []*ParseError {
+	var te *yaml.TypeError
+	switch {
+	case errors.As(err, &te):
+		var out []*ParseError
+		for _, e := range te.Errors {
+			out = append(out, lineError(path, e))
+		}
+		return out
+	case strings.HasPrefix(err.Error(), "yaml: "): // the parser's
+		return []*ParseError{{Path: path, Line: yamlLine(err), Err: errors.New("does not parse: " + yamlMessage(err))}}
+	}
+	return []*ParseError{lineError(path, err.Error())}
+}
+
+// lineError is a *ParseError about path saying e, at the line e may
+// start with ("line 3: …").
+func lineError(path, e string) *ParseError {
+	pe := &ParseError{Path: path, Err: errors.New(e)}
+	if m := lineMsgRe().FindStringSubmatch(e); m != nil {
+		pe.Line, _ = strconv.Atoi(m[1])
+		pe.Err = errors.New(m[2])
+	}
+	return pe
 }
 
 var (
@@ -55,14 +89,10 @@ var (
 	unknownRe = lazyregexp.New(`^field (\S+) not found in type `)
 )
 
-// configFinding turns one of yaml's decoding errors ("line 3: field x not
+// configFinding turns one of yaml's errors ("tmem.yaml:3: field x not
 // found in type compact.Config") into a finding.
-func configFinding(name, e string) Finding {
-	f := Finding{Path: name, Severity: SevError, Message: e}
-	if m := lineMsgRe().FindStringSubmatch(e); m != nil {
-		f.Line, _ = strconv.Atoi(m[1])
-		f.Message = m[2]
-	}
+func configFinding(pe *ParseError) Finding {
+	f := Finding{Path: pe.Path, Line: pe.Line, Severity: SevError, Message: pe.Err.Error()}
 	if m := unknownRe().FindStringSubmatch(f.Message); m != nil {
 		f.Severity, f.Message = SevWarning, fmt.Sprintf("unknown key %q: tmem ignores it (a typo?)", m[1])
 	}

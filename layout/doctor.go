@@ -57,8 +57,32 @@ func (w *Workspace) Check() ([]Finding, error) {
 	for _, f := range all {
 		out = append(out, w.checkFile(f)...)
 	}
+	out = append(out, w.checkFolderNames()...)
 	tree, err := w.checkTree()
 	return append(out, tree...), err
+}
+
+// checkFolderNames reports the folders holding a SOUL.md under a name no
+// teammate can have: Teammates skips them, so their memory is never read.
+// templates/ is left alone: a SOUL.md there overrides the template.
+func (w *Workspace) checkFolderNames() []Finding {
+	ents, err := w.ReadDir("")
+	if err != nil {
+		return nil // Teammates has read this folder already
+	}
+	var out []Finding
+	for _, e := range ents {
+		name := e.Name()
+		if name == "templates" || strings.HasPrefix(name, ".") || ValidateName(name) == nil || !w.isDir(e) {
+			continue
+		}
+		if _, err := w.Stat(name + "/SOUL.md"); err != nil {
+			continue
+		}
+		out = append(out, Finding{Path: name + "/SOUL.md", Severity: SevError,
+			Message: fmt.Sprintf("%q is not a teammate name (lowercase letters, digits, '-' and '_', starting with a letter or digit): tmem skips this folder; rename it", name)})
+	}
+	return out
 }
 
 func (w *Workspace) checkFile(f File) []Finding {

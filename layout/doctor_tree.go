@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tmemhq/tmem/internal/lazyregexp"
@@ -52,6 +53,9 @@ func (w *Workspace) checkTree() ([]Finding, error) {
 		case !d.IsDir() && !d.Type().IsRegular():
 			out = append(out, Finding{Path: rel, Severity: SevError,
 				Message: fmt.Sprintf("%s, not a regular file: tmem never reads it; remove it", modeName(d.Type()))})
+		case d.Type().IsRegular() && wantsFolder(rel):
+			out = append(out, Finding{Path: rel, Severity: SevError,
+				Message: "a file where tmem keeps a folder: move it away"})
 		case !d.IsDir() && tempFileRe().MatchString(d.Name()):
 			out = append(out, Finding{Path: rel, Severity: SevWarning,
 				Message: "temp file left by an interrupted write: delete it when no tmem command is running"})
@@ -59,6 +63,17 @@ func (w *Workspace) checkTree() ([]Finding, error) {
 		return nil
 	})
 	return out, err
+}
+
+// wantsFolder reports whether tmem keeps a folder at rel: scratch state
+// in .tmp, and each teammate's memory folders.
+func wantsFolder(rel string) bool {
+	switch rel {
+	case ".tmp", ".tmp/locks", ".tmp/sessions":
+		return true
+	}
+	name, sub, ok := strings.Cut(rel, "/")
+	return ok && ValidateName(name) == nil && slices.Contains(MemoryDirs, sub)
 }
 
 // checkLink reports a symlink that leads outside the workspace or nowhere.

@@ -3,6 +3,8 @@ package layout
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -83,7 +85,8 @@ func (w *Workspace) Files(name string) ([]File, error) {
 // FilesChecked is Files, with an error for each Markdown name in the
 // memory folders that Files leaves out because it cannot be read: not a
 // regular file (a folder, a named pipe, a device) or a link leading
-// outside the workspace or nowhere. Nothing is opened to find them.
+// outside the workspace or nowhere; and for each memory folder that is
+// not a folder or leads outside. Nothing is opened to find them.
 func (w *Workspace) FilesChecked(name string) (files []File, unusable []error, err error) {
 	if err := ValidateName(name); err != nil {
 		return nil, nil, err
@@ -97,33 +100,62 @@ func (w *Workspace) FilesChecked(name string) (files []File, unusable []error, e
 			out = append(out, File{Teammate: name, Kind: k.kind, Path: name + "/" + k.file, Size: st.Size(), ModTime: st.ModTime()})
 		}
 	}
-	for _, sub := range MemoryDirs {
-		dir := name + "/" + sub
-		ents, err := w.ReadDir(dir)
-		if err != nil {
-			if errors.Is(err, ErrOutside) {
-				unusable = append(unusable, err)
-				continue // checkTree reports it
-			}
-			return nil, nil, fmt.Errorf("list %s: %w", dir, err)
-		}
-		for _, e := range ents {
-			fn := e.Name()
-			if strings.HasPrefix(fn, ".") || !strings.HasSuffix(fn, ".md") {
-				continue
-			}
-			info, err := w.EntryCheck(dir, e)
-			if err != nil {
-				unusable = append(unusable, err)
-				continue
-			}
-			f := Classify(name, sub, fn)
-			f.Size, f.ModTime = info.Size(), info.ModTime()
-			out = append(out, f)
-		}
+	err = w.ListMemoryDirs(name, func(sub string, ents []fs.DirEntry) {
+		files, bad := w.memoryFiles(name, sub, ents)
+		out, unusable = append(out, files...), append(unusable, bad...)
+	}, func(err error) { unusable = append(unusable, err) }) // checkTree reports it
+	if err != nil {
+		return nil, nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, unusable, nil
+}
+
+// ListMemoryDirs lists each of the teammate's MemoryDirs, in order, and
+// calls fn with its entries. A folder that leads outside the workspace or
+// is not a folder goes to skip instead, and nothing beneath it is listed;
+// any other error stops the listing.
+func (w *Workspace) ListMemoryDirs(name string, fn func(sub string, ents []fs.DirEntry), skip func(error)) error {
+	var gone []string
+	for _, sub := range MemoryDirs {
+		if slices.ContainsFunc(gone, func(g string) bool { return strings.HasPrefix(sub, g+"/") }) {
+			continue
+		}
+		dir := name + "/" + sub
+		ents, err := w.ReadDir(dir)
+		switch {
+		case errors.Is(err, ErrOutside), errors.Is(err, ErrNotFolder):
+			skip(err)
+			gone = append(gone, sub)
+		case err != nil:
+			return fmt.Errorf("list %s: %w", dir, err)
+		default:
+			fn(sub, ents)
+		}
+	}
+	return nil
+}
+
+// memoryFiles returns the memory files among the entries of the
+// teammate's folder sub (one of MemoryDirs), with an error for each
+// Markdown name it leaves out.
+func (w *Workspace) memoryFiles(name, sub string, ents []fs.DirEntry) (out []File, unusable []error) {
+	dir := name + "/" + sub
+	for _, e := range ents {
+		fn := e.Name()
+		if strings.HasPrefix(fn, ".") || !strings.HasSuffix(fn, ".md") {
+			continue
+		}
+		info, err := w.EntryCheck(dir, e)
+		if err != nil {
+			unusable = append(unusable, err)
+			continue
+		}
+		f := Classify(name, sub, fn)
+		f.Size, f.ModTime = info.Size(), info.ModTime()
+		out = append(out, f)
+	}
+	return out, unusable
 }
 
 // RecentDailies returns the teammate's daily logs of the days days up to

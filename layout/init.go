@@ -17,6 +17,13 @@ type TeammateSpec struct {
 	Role string
 }
 
+func (m TeammateSpec) validate() error {
+	if err := ValidateName(m.Name); err != nil {
+		return err
+	}
+	return ValidateRole(m.Role)
+}
+
 // InitResult lists what Init created, relative to the workspace root.
 type InitResult struct {
 	Root    string   `json:"root"`
@@ -41,7 +48,13 @@ const GitAttributes = `# tmem: merge memory files entry by entry ('tmem merge-dr
 // Init creates the workspace under dir (dir/.teammates, or dir itself when
 // it is named .teammates) and the given teammates, from the templates and
 // the workspace's template overrides. Existing files are never touched.
+// A bad name or role is refused before anything is written.
 func Init(dir string, mates []TeammateSpec) (*InitResult, error) {
+	for _, m := range mates {
+		if err := m.validate(); err != nil {
+			return nil, err
+		}
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("init: %w", err)
@@ -78,9 +91,6 @@ func Init(dir string, mates []TeammateSpec) (*InitResult, error) {
 		return nil, err
 	}
 	for _, m := range mates {
-		if err := ValidateName(m.Name); err != nil {
-			return nil, err
-		}
 		title := strings.ToUpper(m.Name[:1]) + m.Name[1:]
 		if m.Role != "" {
 			title += " — " + m.Role

@@ -3,6 +3,8 @@ package layout
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tmemhq/tmem/internal/secrets"
 )
 
 // Listing is one memory file as `tmem list` shows it: where it is, its
@@ -88,7 +90,9 @@ func (w *Workspace) listed(teammate string) ([]File, error) {
 	return files, nil
 }
 
-// describe fills name, type and date from the file's frontmatter.
+// describe fills name, type and date from the file's frontmatter; a name
+// written on several lines is given on one, and a secret in it as
+// [REDACTED:kind].
 func (w *Workspace) describe(fl File, it *Listing) {
 	if fl.Size > MaxFileSize {
 		it.Error = (&ParseError{Path: fl.Path, Err: fmt.Errorf("file is over the %d-byte limit; not parsed", MaxFileSize)}).Error()
@@ -104,7 +108,8 @@ func (w *Workspace) describe(fl File, it *Listing) {
 		it.Error = err.Error()
 		return
 	}
-	it.Name = d.Get("name")
+	it.Name = strings.Join(strings.Fields(d.Get("name")), " ") // one line, as list prints it
+	it.Name, _ = secrets.Redact(it.Name)
 	if t := d.Get("type"); t != "" && fl.Kind == KindTyped {
 		it.Type = t
 	}

@@ -73,7 +73,7 @@ func TestParse(t *testing.T) {
 			name:    "CRLF line endings",
 			src:     "# 2026-03-14\r\n\r\n## A\r\ntext\r\n",
 			title:   "2026-03-14",
-			entries: []Entry{{Heading: "A", Text: "text\r", Start: 3, End: 4}},
+			entries: []Entry{{Heading: "A", Text: "text", Start: 3, End: 4}},
 		},
 	}
 	for _, tt := range tests {

@@ -69,14 +69,22 @@ func ConflictMarkers(src []byte) []int {
 	return out
 }
 
-// readable returns the lines of body with stamps and conflict markers
-// blanked, the stamps by 0-based line, and whether any line was blanked.
-// A body with neither (most files) costs one scan for each marker's
-// opening characters.
+// readable returns the lines of body without the CR of CRLF endings and
+// with stamps and conflict markers blanked, the stamps by 0-based line,
+// and whether any line was changed. A body with none of these (most
+// files) costs one scan for a CR and one for each marker's opening
+// characters.
 func readable(body []byte) (lines []string, stamps map[int]string, changed bool) {
 	lines = strings.Split(string(body), "\n")
+	if bytes.IndexByte(body, '\r') >= 0 {
+		for i, l := range lines {
+			if t, ok := strings.CutSuffix(l, "\r"); ok {
+				lines[i], changed = t, true
+			}
+		}
+	}
 	if !bytes.Contains(body, []byte("<!-- tmem:at ")) && !bytes.Contains(body, []byte("<<<<<<<")) {
-		return lines, nil, false
+		return lines, nil, changed
 	}
 	for _, ln := range ConflictMarkers(body) {
 		lines[ln-1], changed = "", true
@@ -95,9 +103,10 @@ func readable(body []byte) (lines []string, stamps map[int]string, changed bool)
 	return lines, stamps, changed
 }
 
-// ReadableBody returns the body with stamp lines and conflict markers
-// blanked, line for line, for callers that show the body whole: d.Body
-// itself when there is nothing to blank, so it must not be modified.
+// ReadableBody returns the body with LF line endings and stamp lines and
+// conflict markers blanked, line for line, for callers that show the body
+// whole: d.Body itself when there is nothing to change, so it must not be
+// modified.
 func (d *Doc) ReadableBody() []byte {
 	lines, _, changed := readable(d.Body)
 	if !changed {

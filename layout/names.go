@@ -37,6 +37,20 @@ func ValidateName(name string) error {
 	return nil
 }
 
+// ValidateRole checks a role for a new teammate: one line of valid UTF-8,
+// as it goes into SOUL.md's frontmatter and title and the roster.
+func ValidateRole(role string) error {
+	if !utf8.ValidString(role) {
+		return fmt.Errorf("role %q is not valid UTF-8", role)
+	}
+	for _, r := range role {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("role %q contains a control character: a role is one line of text", role)
+		}
+	}
+	return nil
+}
+
 // Slug turns a free-text topic into the snake_case form used in typed
 // memory file names ("Deploy pipeline" → "deploy_pipeline"). It refuses,
 // rather than rewrites, anything that looks like a path.

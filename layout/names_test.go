@@ -1,6 +1,9 @@
 package layout
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 func TestValidateName(t *testing.T) {
 	tests := []struct {
@@ -45,5 +48,33 @@ func TestSlug(t *testing.T) {
 				t.Errorf("Slug(%q) = %q, %v; want %q", tt.topic, got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestInitRefusesRolesThatAreNoLine: a role goes into SOUL.md's
+// frontmatter, its title and the roster, so one that is not a line of
+// valid UTF-8 is refused and nothing is written.
+func TestInitRefusesRolesThatAreNoLine(t *testing.T) {
+	tests := []struct {
+		name, role string
+	}{
+		{"a newline", "Search\n# Injected"},
+		{"a carriage return", "Search\rengineer"},
+		{"a bell", "Search\a"},
+		{"invalid UTF-8", "Search\xffengineer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if _, err := Init(dir, []TeammateSpec{{Name: "beacon", Role: tt.role}}); err == nil {
+				t.Fatalf("Init with role %q succeeded", tt.role)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("Init wrote %v", ents)
+			}
+		})
+	}
+	if _, err := Init(t.TempDir(), []TeammateSpec{{Name: "beacon", Role: "Search — Café lead"}}); err != nil {
+		t.Errorf("a plain role was refused: %v", err)
 	}
 }

@@ -120,3 +120,21 @@ func TestCheckReportsSecrets(t *testing.T) {
 		t.Errorf("Check reported\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestListRedactsSecretsInNames: a listed name shows a secret written into
+// it as [REDACTED:kind], as recall and the prompt stack do, so listing
+// (tmem list, and MCP's memory_list for agents) never hands it out.
+func TestListRedactsSecretsInNames(t *testing.T) {
+	ws := newWorkspace(t, "beacon")
+	src := "---\nname: deploy key " + testGitHubToken + "\ndescription: d\ntype: reference\n---\nIn the vault.\n"
+	if err := ws.WriteFile("beacon/memory/reference_deploy.md", []byte(src)); err != nil {
+		t.Fatal(err)
+	}
+	items, err := ws.List("beacon", KindTyped)
+	if err != nil || len(items) != 1 {
+		t.Fatalf("List = %v, %v", items, err)
+	}
+	if want := "deploy key [REDACTED:github-token]"; items[0].Name != want {
+		t.Errorf("name %q, want %q", items[0].Name, want)
+	}
+}

@@ -86,8 +86,9 @@ type Teammate struct {
 	Dir  string `json:"-"` // absolute
 }
 
-// Teammates lists the workspace's teammates by name. Dot-folders are
-// skipped. A SOUL.md that does not parse still makes a teammate (with no
+// Teammates lists the workspace's teammates by name. Dot-folders and
+// folders whose name no teammate can have (templates/, which may hold a
+// SOUL.md override) are skipped; Check reports the latter. A SOUL.md that does not parse still makes a teammate (with no
 // role), so one bad file never hides the others.
 func (w *Workspace) Teammates() ([]Teammate, error) {
 	if w.team == nil {
@@ -129,7 +130,7 @@ func (w *Workspace) teammatesOf(ents []fs.DirEntry) []Teammate {
 	var out []Teammate
 	for _, e := range ents {
 		name := e.Name()
-		if strings.HasPrefix(name, ".") || !w.isDir(e) {
+		if strings.HasPrefix(name, ".") || ValidateName(name) != nil || !w.isDir(e) {
 			continue
 		}
 		src, err := w.ReadFile(name+"/SOUL.md", MaxFileSize)
@@ -216,8 +217,13 @@ func (w *Workspace) Teammate(name string) (Teammate, error) {
 // RoleOf reads a teammate's role from SOUL.md: the frontmatter field
 // `role`, else the part of the first `# ` heading after an em dash, " - "
 // or ": " ("# Beacon — Search engineer"), else "". Frontmatter that is not
-// valid YAML is read leniently (ParseLenient).
+// valid YAML is read leniently (ParseLenient). A role written on several
+// lines comes back on one, as the roster shows it.
 func RoleOf(soul []byte) string {
+	return strings.Join(strings.Fields(roleOf(soul)), " ")
+}
+
+func roleOf(soul []byte) string {
 	// The frontmatter alone answers most files; the body is parsed for the
 	// title only when it has no role.
 	d, _, err := parseLenient("SOUL.md", soul, false)

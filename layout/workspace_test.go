@@ -90,3 +90,56 @@ func TestRelPath(t *testing.T) {
 		})
 	}
 }
+
+// TestTeammatesSkipFoldersWithNoTeammateName: a folder holding a SOUL.md
+// whose name no teammate can have (a SOUL.md template override in
+// templates/, a folder made by hand) is no teammate, so listing, checking
+// and the roster work, and doctor names the hand-made ones.
+func TestTeammatesSkipFoldersWithNoTeammateName(t *testing.T) {
+	ws := newWorkspace(t, "beacon")
+	for _, name := range []string{"templates", "Upper", "-rf", "sp ace"} {
+		writeSoul(t, ws.Root, name, "role: x\n")
+	}
+	mates, err := ws.Teammates()
+	if err != nil || len(mates) != 1 || mates[0].Name != "beacon" {
+		t.Fatalf("Teammates = %v, %v; want beacon alone", mates, err)
+	}
+	if _, err := ws.List("", ""); err != nil {
+		t.Errorf("List: %v", err)
+	}
+	findings, err := ws.Check()
+	if err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	var named []string
+	for _, f := range findings {
+		if strings.Contains(f.Message, "not a teammate name") {
+			named = append(named, f.String())
+		}
+	}
+	want := []string{
+		`-rf/SOUL.md: error: "-rf" is not a teammate name (lowercase letters, digits, '-' and '_', starting with a letter or digit): tmem skips this folder; rename it`,
+		`Upper/SOUL.md: error: "Upper" is not a teammate name (lowercase letters, digits, '-' and '_', starting with a letter or digit): tmem skips this folder; rename it`,
+		`sp ace/SOUL.md: error: "sp ace" is not a teammate name (lowercase letters, digits, '-' and '_', starting with a letter or digit): tmem skips this folder; rename it`,
+	}
+	if strings.Join(named, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(named, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestListNamesOnOneLine: a name written on several lines, or with tabs,
+// is listed on one line, as `tmem list` prints one line per file.
+func TestListNamesOnOneLine(t *testing.T) {
+	ws := newWorkspace(t, "beacon")
+	src := "---\nname: \"Pin images\\n---\\n\\tto digests\"\ndescription: d\ntype: user\n---\nBody.\n"
+	if err := ws.WriteFile("beacon/memory/user_pin.md", []byte(src)); err != nil {
+		t.Fatal(err)
+	}
+	items, err := ws.List("beacon", KindTyped)
+	if err != nil || len(items) != 1 {
+		t.Fatalf("List = %v, %v", items, err)
+	}
+	if want := "Pin images --- to digests"; items[0].Name != want {
+		t.Errorf("name %q, want %q", items[0].Name, want)
+	}
+}

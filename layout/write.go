@@ -243,6 +243,17 @@ func appendBlock(text []byte, block string) []byte {
 	return b.Bytes()
 }
 
+// KeepLineEndings returns text, a new version of the file old, with CRLF
+// line endings when every line of old ends so (a file saved on Windows),
+// so that a rewrite does not mix line endings; otherwise text as it is.
+func KeepLineEndings(old, text []byte) []byte {
+	n := bytes.Count(old, []byte("\n"))
+	if n == 0 || bytes.Count(old, []byte("\r\n")) != n {
+		return text
+	}
+	return bytes.ReplaceAll(bytes.ReplaceAll(text, []byte("\r\n"), []byte("\n")), []byte("\n"), []byte("\r\n"))
+}
+
 // lineEnding is the line ending text uses: CRLF when its first line ends
 // so, else LF.
 func lineEnding(text []byte) string {
@@ -385,7 +396,7 @@ func memoryBytes(rel string, old []byte, exists bool, m Memory, body string, mod
 			return nil, err
 		}
 	}
-	return d.Bytes(), nil
+	return KeepLineEndings(old, d.Bytes()), nil
 }
 
 // updatedFields are the frontmatter fields a write in mode changes on an

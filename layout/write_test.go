@@ -251,6 +251,8 @@ func TestRoleOf(t *testing.T) {
 		{"unclosed frontmatter", "---\nrole: x\n# A — B\n", ""},
 		{"frontmatter without a role", "---\nname: Nova\n---\n# Nova — Designer\n", "Designer"},
 		{"empty role in broken frontmatter", "---\nrole:\nname: a: b\n---\n# A — B\n", "B"},
+		{"a role on several lines", "---\nrole: |\n  Search\n  # Task\n---\n# A\n", "Search # Task"},
+		{"a quoted role with line breaks", "---\nrole: \"Search\\r\\n\\tengineer\"\n---\n# A\n", "Search engineer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

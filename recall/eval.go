@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -154,7 +155,7 @@ func LoadEvalSet(path string) (*EvalSet, error) {
 			return nil, fmt.Errorf("load eval set: %w", err)
 		}
 		if err := json.Unmarshal(b, &s); err != nil {
-			return nil, fmt.Errorf("load eval set %s: %w", path, err)
+			return nil, jsonError(path, b, err)
 		}
 	}
 	if len(s.Questions) == 0 {
@@ -166,6 +167,24 @@ func LoadEvalSet(path string) (*EvalSet, error) {
 		}
 	}
 	return &s, nil
+}
+
+// jsonError names the line of src, the file path, where decoding it as
+// JSON failed: "set.json:3: unexpected end of JSON input".
+func jsonError(path string, src []byte, err error) error {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 || off > int64(len(src)) {
+		return &layout.ParseError{Path: path, Err: err}
+	}
+	return &layout.ParseError{Path: path, Line: bytes.Count(src[:off], []byte("\n")) + 1, Err: err}
 }
 
 // Evaluate runs the eval set at path against the workspace beside it in

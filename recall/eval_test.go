@@ -157,6 +157,8 @@ func TestLoadEvalSetRejects(t *testing.T) {
 		{"an evidence question without evidence", "set.jsonl",
 			`{"id": "q1", "question": "a", "evidence": ["D1:1"]}` + "\n" + `{"id": "q2", "question": "b", "evidence": []}` + "\n",
 			`set.jsonl:2: question "q2" lists no evidence`},
+		{"JSON cut short", "set.json", "{\"questions\": [\n  {\"id\": \"q1\",\n", "set.json:3: unexpected end of JSON input"},
+		{"a value of the wrong type", "set.json", "{\"questions\": [\n  {\"id\": 7}\n]}\n", "set.json:2: json: cannot unmarshal number into Go struct field"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -622,32 +622,11 @@ func (ix *Index) scopeFiles(name string) ([]*candidate, error) {
 		return nil, err
 	}
 	all := ix.statFiles([]layout.File{{Teammate: name, Kind: layout.KindWisdom, Path: name + "/WISDOM.md"}})
-	for _, sub := range layout.MemoryDirs {
-		dir := name + "/" + sub
-		ents, err := ix.ws.ReadDir(dir)
-		if errors.Is(err, layout.ErrOutside) {
-			ix.warnf("recall: not indexed: %v", err)
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("list %s: %w", dir, err)
-		}
-		for _, e := range ents {
-			fn := e.Name()
-			if e.IsDir() || len(fn) < 4 || fn[0] == '.' || filepath.Ext(fn) != ".md" {
-				continue
-			}
-			fi, err := ix.ws.EntryCheck(dir, e) // an lstat: one per file
-			if err != nil {
-				ix.warnf("recall: not indexed: %v", err)
-				continue
-			}
-			f := layout.Classify(name, sub, fn)
-			f.Size, f.ModTime = fi.Size(), fi.ModTime()
-			c := &candidate{file: f}
-			c.ctime, c.ino = layout.StatID(fi)
-			all = append(all, c)
-		}
+	err := ix.ws.ListMemoryDirs(name, func(sub string, ents []fs.DirEntry) {
+		all = append(all, ix.dirCandidates(name, sub, ents)...)
+	}, func(err error) { ix.warnf("recall: not indexed: %v", err) })
+	if err != nil {
+		return nil, err
 	}
 	// A daily still on disk is not fully compacted even when its week has
 	// a weekly summary: compaction keeps a daily that changed while it ran,
@@ -665,6 +644,30 @@ func (ix *Index) scopeFiles(name string) ([]*candidate, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// dirCandidates returns the Markdown files among the entries of the
+// teammate's folder sub (one of layout.MemoryDirs), with one lstat each.
+func (ix *Index) dirCandidates(name, sub string, ents []fs.DirEntry) []*candidate {
+	var out []*candidate
+	dir := name + "/" + sub
+	for _, e := range ents {
+		fn := e.Name()
+		if e.IsDir() || len(fn) < 4 || fn[0] == '.' || filepath.Ext(fn) != ".md" {
+			continue
+		}
+		fi, err := ix.ws.EntryCheck(dir, e)
+		if err != nil {
+			ix.warnf("recall: not indexed: %v", err)
+			continue
+		}
+		f := layout.Classify(name, sub, fn)
+		f.Size, f.ModTime = fi.Size(), fi.ModTime()
+		c := &candidate{file: f}
+		c.ctime, c.ino = layout.StatID(fi)
+		out = append(out, c)
+	}
+	return out
 }
 
 // statFiles stats fixed files, leaving out those that do not exist (or

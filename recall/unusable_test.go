@@ -12,8 +12,9 @@ import (
 )
 
 // TestUnusableFilesAreNamed: a CROSS-TEAM.md or WISDOM.md that is a link
-// leading outside or a named pipe, and a memory folder linked outside, are
-// left out of the index with a notice naming them; the rest is indexed.
+// leading outside or a named pipe, a memory folder linked outside, and a
+// named pipe or a file where a memory folder belongs (never opened for
+// listing: a pipe would block) are left out of the index with a notice naming them; the rest is indexed.
 func TestUnusableFilesAreNamed(t *testing.T) {
 	ws := newWorkspace(t, "ws")
 	outside := t.TempDir()
@@ -32,6 +33,8 @@ func TestUnusableFilesAreNamed(t *testing.T) {
 	replace("CROSS-TEAM.md", func(p string) error { return os.Symlink(filepath.Join(outside, "notes.md"), p) })
 	replace("beacon/WISDOM.md", func(p string) error { return syscall.Mkfifo(p, 0o644) })
 	replace("beacon/memory/weekly", func(p string) error { return os.Symlink(outside, p) })
+	replace("beacon/memory/monthly", func(p string) error { return syscall.Mkfifo(p, 0o644) })
+	replace("beacon/memory/archive", func(p string) error { return os.WriteFile(p, []byte("a file\n"), 0o644) })
 	ix, warn := openIndex(t, ws, Options{})
 	st, err := ix.Sync(context.Background(), nil)
 	if err != nil {
@@ -44,6 +47,8 @@ func TestUnusableFilesAreNamed(t *testing.T) {
 		"not indexed: CROSS-TEAM.md: leads outside the workspace",
 		"not indexed: beacon/WISDOM.md: not a regular file",
 		"not indexed: beacon/memory/weekly: leads outside the workspace",
+		"not indexed: beacon/memory/monthly: not a folder (a named pipe (FIFO))",
+		"not indexed: beacon/memory/archive: not a folder (a file)",
 	} {
 		if !strings.Contains(warn.String(), want) {
 			t.Errorf("no notice %q in:\n%s", want, warn.String())

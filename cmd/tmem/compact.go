@@ -70,6 +70,9 @@ started, and the run at a safe point (exit 130 or 143). Cron-friendly:
   tmem compact --apply beacon/weekly/2026-W11`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := notEmpty(cmd, "teammate", "apply", "discard", "summarizer"); err != nil {
+				return err
+			}
 			if err := opts.check(); err != nil {
 				return err
 			}

@@ -33,6 +33,9 @@ an ETA.`,
   tmem index --teammate beacon --rebuild`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := notEmpty(cmd, "teammate"); err != nil {
+				return err
+			}
 			f.startTiming()
 			defer f.printTiming()
 			return f.index(background(cmd), opts)

@@ -49,10 +49,14 @@ func (o *initOptions) specs() ([]layout.TeammateSpec, error) {
 	var specs []layout.TeammateSpec
 	for _, t := range o.teammates {
 		name, role, _ := strings.Cut(t, ":")
+		role = strings.TrimSpace(role)
 		if err := layout.ValidateName(name); err != nil {
 			return nil, usageError{err}
 		}
-		specs = append(specs, layout.TeammateSpec{Name: name, Role: strings.TrimSpace(role)})
+		if err := layout.ValidateRole(role); err != nil {
+			return nil, usageError{err}
+		}
+		specs = append(specs, layout.TeammateSpec{Name: name, Role: role})
 	}
 	return specs, nil
 }

@@ -19,14 +19,18 @@ func newListCmd(f *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list [--teammate NAME] [--kind KIND]",
 		Short: "List memory files, one per line",
-		Long: `List the workspace's memory files: teammate, kind, path (relative to the
-workspace root), type, name and date. KIND is one of soul, goals, wisdom,
-daily, typed, weekly, monthly, crossteam. A file that does not parse is still
-listed, with its error on stderr.`,
+		Long: `List the workspace's memory files, one per line: path (relative to the
+workspace root), kind, type, date and name; --json adds the teammate and the
+size. KIND is one of soul, goals, wisdom, daily, typed, weekly, monthly,
+crossteam, archive. A file that does not parse is still listed, with its
+error on stderr.`,
 		Example: `  tmem list --teammate beacon --kind typed
   tmem list --json | jq -r '.[].path'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := notEmpty(cmd, "teammate", "kind"); err != nil {
+				return err
+			}
 			if opts.kind != "" && !layout.ValidKind(opts.kind) {
 				return usageErrorf("--kind %q: want one of %s", opts.kind, layout.KindNames())
 			}

@@ -59,6 +59,22 @@ and compacts old logs into summaries.
 // refuseUnknownSubcommands makes every command that only groups others
 // (model, bench, completion) fail with a usage error on an unknown
 // subcommand; cobra would print its help and exit 0.
+// notEmpty refuses the named flags when given with an empty value: left
+// out, they widen what a command does, and an unset variable in
+// --teammate "$NAME" must not serve or compact every teammate.
+func notEmpty(cmd *cobra.Command, names ...string) error {
+	for _, name := range names {
+		fl := cmd.Flags().Lookup(name)
+		if fl == nil || !fl.Changed {
+			continue
+		}
+		if v := fl.Value.String(); v == "" || v == "[]" && fl.Value.Type() == "stringSlice" {
+			return usageErrorf("--%s is empty: give a value, or leave the flag out", name)
+		}
+	}
+	return nil
+}
+
 func refuseUnknownSubcommands(cmd *cobra.Command) {
 	for _, c := range cmd.Commands() {
 		refuseUnknownSubcommands(c)

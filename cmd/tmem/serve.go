@@ -53,6 +53,9 @@ A line on stdin that is not a JSON-RPC message is answered with an error.`,
   TMEM_TOKEN=$(openssl rand -hex 32) tmem serve --http 0.0.0.0:8765 --allow-remote`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := notEmpty(cmd, "teammate", "http"); err != nil {
+				return err
+			}
 			if opts.lead && opts.teammate == "" {
 				return usageErrorf("--lead goes with --teammate")
 			}

@@ -53,7 +53,7 @@ func (s scope) pick(asked string) (string, error) {
 }
 
 // searchable lists the teammates a search may cover, given the ones asked
-// for; nil means every teammate.
+// for, each a valid name; nil means every teammate.
 func (s scope) searchable(asked []string) ([]string, error) {
 	if len(asked) == 0 {
 		if s.bound() && !s.lead {
@@ -62,6 +62,9 @@ func (s scope) searchable(asked []string) ([]string, error) {
 		return nil, nil
 	}
 	for _, t := range asked {
+		if err := layout.ValidateName(t); err != nil {
+			return nil, err
+		}
 		if err := s.canRead(t); err != nil {
 			return nil, err
 		}

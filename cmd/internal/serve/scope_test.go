@@ -2,6 +2,7 @@ package serve
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -40,6 +41,12 @@ func TestScope(t *testing.T) {
 	}
 	if _, err := operator.pick(""); err == nil {
 		t.Error("an unbound session picked a teammate nobody named")
+	}
+	for _, bad := range []string{"", "Beacon", "../quill"} {
+		_, err := worker.searchable([]string{bad})
+		if err == nil || errors.Is(err, errRefused) || !strings.Contains(err.Error(), "teammate name") {
+			t.Errorf("searchable(%q) = %v, want the name refused as a name", bad, err)
+		}
 	}
 }
 
