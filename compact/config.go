@@ -48,6 +48,8 @@ type Config struct {
 	// Archive keeps what compaction removes in memory/archive/; unset
 	// means true.
 	Archive *bool `yaml:"archive"`
+	// lines are the lines of the settings, by key.
+	lines map[string]int
 }
 
 // Argv is a command line: a YAML list, or a string split on spaces.
@@ -99,7 +101,20 @@ func LoadConfig(ws *layout.Workspace) (Config, error) {
 	if err := checkRanges(&root); err != nil {
 		return Config{}, err
 	}
+	file.Compact.lines = keyLines(mapValue(&root, "compact"))
 	return file.Compact, nil
+}
+
+// keyLines maps each key of a mapping to its line.
+func keyLines(n *yaml.Node) map[string]int {
+	lines := map[string]int{}
+	if n == nil || n.Kind != yaml.MappingNode {
+		return lines
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		lines[n.Content[i].Value] = n.Content[i].Line
+	}
+	return lines
 }
 
 // CheckConfig reports, as doctor findings with their lines, the compact
@@ -206,9 +221,23 @@ func mapValue(root *yaml.Node, key string) *yaml.Node {
 // Summarizers lists the names NewSummarizer accepts.
 var Summarizers = []string{"extractive", "command", "openai"}
 
+// SummarizerEnv is what a summarizer is built from besides the config.
+type SummarizerEnv struct {
+	// Getenv reads the variable holding the openai summarizer's key.
+	Getenv func(string) string
+	// Trust says whether this machine allows the config's program or
+	// endpoint (see Reach); nil allows neither.
+	Trust Trust
+	// DryRun builds a summarizer that is not to be run (a dry run uses
+	// the extractive one in its place): no trust is needed.
+	DryRun bool
+}
+
 // NewSummarizer builds the summarizer named name (empty means the
-// config's, else extractive). getenv reads the API key variable.
-func (c Config) NewSummarizer(name string, ws *layout.Workspace, getenv func(string) string) (Summarizer, error) {
+// config's, else extractive). The command and openai summarizers are
+// refused with an *UntrustedError unless env.Trust allows what the
+// config makes them reach.
+func (c Config) NewSummarizer(name string, ws *layout.Workspace, env SummarizerEnv) (Summarizer, error) {
 	if name == "" {
 		name = c.Summarizer
 	}
@@ -227,15 +256,21 @@ func (c Config) NewSummarizer(name string, ws *layout.Workspace, getenv func(str
 		if len(c.Command) == 0 {
 			return nil, fmt.Errorf("summarizer command: set compact.command in %s (e.g. [claude, -p])", ConfigFile)
 		}
+		if err := c.trusted(ws, name, env); err != nil {
+			return nil, err
+		}
 		return Command{Argv: c.Command, Timeout: timeout, Templates: ws.Templates()}, nil
 	case "openai":
 		o := c.OpenAI
 		if o.BaseURL == "" || o.Model == "" {
 			return nil, fmt.Errorf("summarizer openai: set compact.openai.base_url and compact.openai.model in %s", ConfigFile)
 		}
+		if err := c.trusted(ws, name, env); err != nil {
+			return nil, err
+		}
 		key := ""
 		if o.APIKeyEnv != "" {
-			key = getenv(o.APIKeyEnv)
+			key = env.Getenv(o.APIKeyEnv)
 		}
 		return OpenAI{BaseURL: o.BaseURL, Model: o.Model, APIKey: key, Timeout: timeout, Templates: ws.Templates()}, nil
 	}

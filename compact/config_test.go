@@ -44,7 +44,7 @@ func TestConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, err := cfg.Options(ws, tt.flag, getenv)
+			o, err := cfg.Options(ws, tt.flag, trustedEnv(t, ws, cfg, getenv))
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
 			}
@@ -77,7 +77,7 @@ func TestConfig(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err := cfg.Options(ws, "", getenv)
+		o, err := cfg.Options(ws, "", SummarizerEnv{Getenv: getenv})
 		if err != nil {
 			t.Fatal(err)
 		}

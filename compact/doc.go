@@ -44,7 +44,9 @@
 // checked by Validate and capped, and a unit with a sentence its sources
 // do not support is held as a Proposal instead of written (ApplyProposal,
 // DiscardProposal). Config reads the `compact:` section of
-// .teammates/tmem.yaml.
+// .teammates/tmem.yaml; the program or endpoint it names (its Reach) is
+// used only when a Trust, such as the user's TrustStore, allows it as it
+// is, since the file travels with the repository.
 //
 // Safety. The plan, with the full content of every file to write and the
 // content hash every touched file must still have, is written to

@@ -10,8 +10,8 @@ import (
 
 // Options builds compaction options from the config: the summarizer
 // (named, else configured, else extractive) and the retention settings.
-func (c Config) Options(ws *layout.Workspace, summarizer string, getenv func(string) string) (Options, error) {
-	s, err := c.NewSummarizer(summarizer, ws, getenv)
+func (c Config) Options(ws *layout.Workspace, summarizer string, env SummarizerEnv) (Options, error) {
+	s, err := c.NewSummarizer(summarizer, ws, env)
 	if err != nil {
 		return Options{}, err
 	}

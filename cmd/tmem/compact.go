@@ -170,7 +170,12 @@ func (f *factory) compactOptions(ctx context.Context, ws *layout.Workspace, opts
 	if err != nil {
 		return compact.Options{}, nil, err
 	}
-	o, err := cfg.Options(ws, opts.summarizer, f.getenv)
+	store, _ := trustStore() // none: nothing is trusted, and the refusal says so
+	o, err := cfg.Options(ws, opts.summarizer, compact.SummarizerEnv{Getenv: f.getenv, Trust: store, DryRun: opts.dryRun})
+	var ue *compact.UntrustedError
+	if errors.As(err, &ue) {
+		return compact.Options{}, nil, untrusted(err)
+	}
 	if err != nil {
 		return compact.Options{}, nil, usageError{err}
 	}

@@ -47,8 +47,14 @@ func TestCompactSignal(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "tmem.yaml"), []byte(yaml), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			env := childEnv(t)
+			trust := exec.Command("tmem", "--dir", dir, "trust")
+			trust.Env = env
+			if out, err := trust.CombinedOutput(); err != nil {
+				t.Fatalf("tmem trust: %v\n%s", err, out)
+			}
 			cmd := exec.Command("tmem", "--dir", dir, "--now", serveNow, "compact", "--all")
-			cmd.Env = childEnv(t)
+			cmd.Env = env
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {

@@ -82,6 +82,8 @@ func (f *factory) findings(ws *layout.Workspace) (findings []layout.Finding, fai
 	}
 	findings = append(findings, ws.CheckConfig(compact.ConfigFile, &workspaceConfig{})...)
 	findings = append(findings, compact.CheckConfig(ws)...)
+	store, _ := trustStore()
+	findings = append(findings, compact.CheckTrust(ws, store)...)
 	if findings == nil {
 		findings = []layout.Finding{}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -28,6 +29,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("TMEM_DIR", "")
 			env.Setenv("TMEM_MODEL", "")
 			env.Setenv("TMEM_MODEL_BASE_URL", "")
+			// The user's configuration folder (trusted settings), the
+			// script's own.
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config"))
 			// The pinned model's real config and tokenizer files.
 			env.Setenv("PINNED_MODEL", minilmtest.PinnedDir())
 			// The ONNX Runtime library to test with, when there is one; the

@@ -45,6 +45,7 @@ and compacts old logs into summaries.
 		newModelCmd(f),
 		newContextCmd(f),
 		newCompactCmd(f),
+		newTrustCmd(f),
 		newRecallCmd(f),
 		newIndexCmd(f),
 		newEvalCmd(f),

@@ -32,11 +32,12 @@ func exampleWorkspace(t *testing.T) string {
 }
 
 // childEnv is the environment of a tmem child: no model (BM25 only), no
-// workspace or clock from the caller's environment.
+// workspace, clock or trusted settings from the caller's environment.
 func childEnv(t *testing.T, extra ...string) []string {
 	t.Helper()
 	home := t.TempDir()
-	env := []string{"HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "TMEM_MODEL=", "TMEM_DIR=", "TMEM_NOW=", "TMEM_TOKEN="}
+	env := []string{"HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
+		"TMEM_MODEL=", "TMEM_DIR=", "TMEM_NOW=", "TMEM_TOKEN="}
 	return append(append(os.Environ(), env...), extra...)
 }
 
