@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/tmemhq/tmem/layout"
@@ -157,9 +156,7 @@ func TestTrustStore(t *testing.T) {
 	if err := os.Remove(file); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(file, 0o600); err != nil {
-		t.Skipf("no named pipes here: %v", err)
-	}
+	makeFIFO(t, file)
 	if _, err := (TrustStore{Dir: dir}).Trusted("/w/.teammates/tmem.yaml", "d1"); !errors.Is(err, layout.ErrNotRegular) {
 		t.Errorf("a pipe as the store: err = %v, want ErrNotRegular", err)
 	}
