@@ -88,8 +88,11 @@ type Teammate struct {
 
 // Teammates lists the workspace's teammates by name. Dot-folders and
 // folders whose name no teammate can have (templates/, which may hold a
-// SOUL.md override) are skipped; Check reports the latter. A SOUL.md that does not parse still makes a teammate (with no
-// role), so one bad file never hides the others.
+// SOUL.md override) are skipped; Check reports the latter. A link to a
+// folder that another name already stands for is skipped too, as one
+// folder is one teammate; Check reports it. A SOUL.md that does not parse
+// still makes a teammate (with no role), so one bad file never hides the
+// others.
 func (w *Workspace) Teammates() ([]Teammate, error) {
 	if w.team == nil {
 		return w.listTeammates()
@@ -127,17 +130,14 @@ func (w *Workspace) listTeammates() ([]Teammate, error) {
 // teammatesOf returns the teammates among the workspace folder's entries,
 // by name.
 func (w *Workspace) teammatesOf(ents []fs.DirEntry) []Teammate {
+	folders, _ := w.teamFolders(ents)
 	var out []Teammate
-	for _, e := range ents {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") || ValidateName(name) != nil || !w.isDir(e) {
-			continue
-		}
-		src, err := w.ReadFile(name+"/SOUL.md", MaxFileSize)
+	for _, f := range folders {
+		src, err := w.ReadFile(f.name+"/SOUL.md", MaxFileSize)
 		if err != nil {
 			continue
 		}
-		out = append(out, Teammate{Name: name, Role: RoleOf(src), Dir: filepath.Join(w.Root, name)})
+		out = append(out, Teammate{Name: f.name, Role: RoleOf(src), Dir: filepath.Join(w.Root, f.name)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -157,6 +157,9 @@ func (w *Workspace) notTeammate(name string) error {
 	}
 	if _, err := w.ReadFile(name+"/SOUL.md", MaxFileSize); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
+	}
+	if target, ok := w.aliasOf(name); ok {
+		return fmt.Errorf("%s is a symlink to %s, the folder of teammate %q: use that name", name, target, target)
 	}
 	return nil
 }
