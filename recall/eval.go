@@ -289,7 +289,7 @@ func cutoffs(k int) []int {
 }
 
 func evalMode(ctx context.Context, ix *Index, set *EvalSet, mode string, k int) (EvalResult, error) {
-	res := EvalResult{Mode: mode, ByTag: map[string]EvalScores{}}
+	res := EvalResult{Mode: mode, ByTag: map[string]EvalScores{}, Misses: []string{}}
 	var all []qScore
 	byTag := map[string][]qScore{}
 	lines := newFileLines(ix.ws)
