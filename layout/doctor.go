@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tmemhq/tmem/internal/bytesize"
+	"github.com/tmemhq/tmem/internal/quote"
 )
 
 // Severity of a doctor finding.
@@ -26,9 +27,9 @@ type Finding struct {
 
 func (f Finding) String() string {
 	if f.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s: %s", f.Path, f.Line, f.Severity, f.Message)
+		return fmt.Sprintf("%s:%d: %s: %s", quote.IfNeeded(f.Path), f.Line, f.Severity, f.Message)
 	}
-	return fmt.Sprintf("%s: %s: %s", f.Path, f.Severity, f.Message)
+	return fmt.Sprintf("%s: %s: %s", quote.IfNeeded(f.Path), f.Severity, f.Message)
 }
 
 // Check reads every memory file of the workspace and reports what is

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmemhq/tmem/internal/quote"
 	"github.com/tmemhq/tmem/templates"
 )
 
@@ -42,7 +43,7 @@ type Workspace struct {
 func Open(dir string) (*Workspace, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("open workspace %s: %w", dir, err)
+		return nil, fmt.Errorf("open workspace %s: %w", quote.IfNeeded(dir), err)
 	}
 	if st, err := os.Stat(filepath.Join(abs, DirName)); err == nil && st.IsDir() {
 		return &Workspace{Root: filepath.Join(abs, DirName)}, nil
@@ -50,9 +51,9 @@ func Open(dir string) (*Workspace, error) {
 	st, err := os.Stat(abs)
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("%s: %w", dir, ErrNoWorkspace)
+		return nil, fmt.Errorf("%s: %w", quote.IfNeeded(dir), ErrNoWorkspace)
 	case !st.IsDir() || filepath.Base(abs) != DirName:
-		return nil, fmt.Errorf("%s: %w (it is not a %s folder and holds none)", dir, ErrNoWorkspace, DirName)
+		return nil, fmt.Errorf("%s: %w (it is not a %s folder and holds none)", quote.IfNeeded(dir), ErrNoWorkspace, DirName)
 	}
 	return &Workspace{Root: abs}, nil
 }
