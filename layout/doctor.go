@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tmemhq/tmem/internal/bytesize"
+	"github.com/tmemhq/tmem/internal/quote"
 )
 
 // Severity of a doctor finding.
@@ -26,9 +27,9 @@ type Finding struct {
 
 func (f Finding) String() string {
 	if f.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s: %s", f.Path, f.Line, f.Severity, f.Message)
+		return fmt.Sprintf("%s:%d: %s: %s", quote.IfNeeded(f.Path), f.Line, f.Severity, f.Message)
 	}
-	return fmt.Sprintf("%s: %s: %s", f.Path, f.Severity, f.Message)
+	return fmt.Sprintf("%s: %s: %s", quote.IfNeeded(f.Path), f.Severity, f.Message)
 }
 
 // Check reads every memory file of the workspace and reports what is
@@ -58,6 +59,7 @@ func (w *Workspace) Check() ([]Finding, error) {
 		out = append(out, w.checkFile(f)...)
 	}
 	out = append(out, w.checkFolderNames()...)
+	out = append(out, w.checkAliases()...)
 	tree, err := w.checkTree()
 	return append(out, tree...), err
 }
@@ -81,6 +83,25 @@ func (w *Workspace) checkFolderNames() []Finding {
 		}
 		out = append(out, Finding{Path: name + "/SOUL.md", Severity: SevError,
 			Message: fmt.Sprintf("%q is not a teammate name (lowercase letters, digits, '-' and '_', starting with a letter or digit): tmem skips this folder; rename it", name)})
+	}
+	return out
+}
+
+// checkAliases reports the links to a teammate's folder under a second
+// name: Teammates skips them, as one folder is one teammate.
+func (w *Workspace) checkAliases() []Finding {
+	ents, err := w.ReadDir("")
+	if err != nil {
+		return nil // Teammates has read this folder already
+	}
+	_, aliases := w.teamFolders(ents)
+	var out []Finding
+	for _, a := range aliases {
+		if _, err := w.Stat(a.target + "/SOUL.md"); err != nil {
+			continue
+		}
+		out = append(out, Finding{Path: a.name, Severity: SevWarning,
+			Message: fmt.Sprintf("symlink to %s, the folder of teammate %q: one folder is one teammate, so tmem skips this name; remove the link", a.target, a.target)})
 	}
 	return out
 }

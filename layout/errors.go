@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+
+	"github.com/tmemhq/tmem/internal/quote"
 )
 
 // ErrNoWorkspace is returned when no .teammates folder can be found.
@@ -21,9 +23,9 @@ type ParseError struct {
 
 func (e *ParseError) Error() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
+		return fmt.Sprintf("%s:%d: %v", quote.IfNeeded(e.Path), e.Line, e.Err)
 	}
-	return fmt.Sprintf("%s: %v", e.Path, e.Err)
+	return fmt.Sprintf("%s: %v", quote.IfNeeded(e.Path), e.Err)
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }

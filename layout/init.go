@@ -66,7 +66,7 @@ func Init(dir string, mates []TeammateSpec) (*InitResult, error) {
 		return nil, fmt.Errorf("init: %w", err)
 	}
 	w := &Workspace{Root: abs}
-	res := &InitResult{Root: abs}
+	res := &InitResult{Root: abs, Created: []string{}}
 	create := func(rel string, data []byte) error {
 		err := w.CreateFile(rel, data)
 		if errors.Is(err, ErrExists) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmemhq/tmem/internal/quote"
 	"github.com/tmemhq/tmem/templates"
 )
 
@@ -42,7 +43,7 @@ type Workspace struct {
 func Open(dir string) (*Workspace, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("open workspace %s: %w", dir, err)
+		return nil, fmt.Errorf("open workspace %s: %w", quote.IfNeeded(dir), err)
 	}
 	if st, err := os.Stat(filepath.Join(abs, DirName)); err == nil && st.IsDir() {
 		return &Workspace{Root: filepath.Join(abs, DirName)}, nil
@@ -50,9 +51,9 @@ func Open(dir string) (*Workspace, error) {
 	st, err := os.Stat(abs)
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("%s: %w", dir, ErrNoWorkspace)
+		return nil, fmt.Errorf("%s: %w", quote.IfNeeded(dir), ErrNoWorkspace)
 	case !st.IsDir() || filepath.Base(abs) != DirName:
-		return nil, fmt.Errorf("%s: %w (it is not a %s folder and holds none)", dir, ErrNoWorkspace, DirName)
+		return nil, fmt.Errorf("%s: %w (it is not a %s folder and holds none)", quote.IfNeeded(dir), ErrNoWorkspace, DirName)
 	}
 	return &Workspace{Root: abs}, nil
 }
@@ -88,8 +89,11 @@ type Teammate struct {
 
 // Teammates lists the workspace's teammates by name. Dot-folders and
 // folders whose name no teammate can have (templates/, which may hold a
-// SOUL.md override) are skipped; Check reports the latter. A SOUL.md that does not parse still makes a teammate (with no
-// role), so one bad file never hides the others.
+// SOUL.md override) are skipped; Check reports the latter. A link to a
+// folder that another name already stands for is skipped too, as one
+// folder is one teammate; Check reports it. A SOUL.md that does not parse
+// still makes a teammate (with no role), so one bad file never hides the
+// others.
 func (w *Workspace) Teammates() ([]Teammate, error) {
 	if w.team == nil {
 		return w.listTeammates()
@@ -127,17 +131,14 @@ func (w *Workspace) listTeammates() ([]Teammate, error) {
 // teammatesOf returns the teammates among the workspace folder's entries,
 // by name.
 func (w *Workspace) teammatesOf(ents []fs.DirEntry) []Teammate {
+	folders, _ := w.teamFolders(ents)
 	var out []Teammate
-	for _, e := range ents {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") || ValidateName(name) != nil || !w.isDir(e) {
-			continue
-		}
-		src, err := w.ReadFile(name+"/SOUL.md", MaxFileSize)
+	for _, f := range folders {
+		src, err := w.ReadFile(f.name+"/SOUL.md", MaxFileSize)
 		if err != nil {
 			continue
 		}
-		out = append(out, Teammate{Name: name, Role: RoleOf(src), Dir: filepath.Join(w.Root, name)})
+		out = append(out, Teammate{Name: f.name, Role: RoleOf(src), Dir: filepath.Join(w.Root, f.name)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -157,6 +158,9 @@ func (w *Workspace) notTeammate(name string) error {
 	}
 	if _, err := w.ReadFile(name+"/SOUL.md", MaxFileSize); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
+	}
+	if target, ok := w.aliasOf(name); ok {
+		return fmt.Errorf("%s is a symlink to %s, the folder of teammate %q: use that name", name, target, target)
 	}
 	return nil
 }

@@ -70,6 +70,24 @@ func (w *Workspace) Remove(rel string) error {
 	return nil
 }
 
+// Rename renames the workspace file from to to, both paths walked inside
+// the workspace only, so nothing is moved into or out of a folder that a
+// link leads outside.
+func (w *Workspace) Rename(from, to string) error {
+	if err := checkRel(to); err != nil {
+		return err
+	}
+	r, name, err := w.rootFor(from)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := r.Rename(name, filepath.FromSlash(to)); err != nil {
+		return opError("rename", from, err)
+	}
+	return nil
+}
+
 // WriteAtomic replaces the file at abs with data: a reader sees the old
 // content or the new, never a mix, and after it returns the new content
 // survives a crash. The file is created 0644.

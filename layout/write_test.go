@@ -65,6 +65,39 @@ func TestResolveRefusesPathsOutsideTheWorkspace(t *testing.T) {
 	}
 }
 
+// TestRenameStaysInside: a file is renamed within the workspace, never
+// into or out of a folder that a link leads outside.
+func TestRenameStaysInside(t *testing.T) {
+	ws := newWorkspace(t, "beacon")
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "there.md"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(ws.Root, "beacon", "escape")); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.WriteFile("beacon/a.md", nil); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, from, to string }{
+		{"into a folder outside", "beacon/a.md", "beacon/escape/a.md"},
+		{"out of a folder outside", "beacon/escape/there.md", "beacon/there.md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := ws.Rename(tt.from, tt.to); !errors.Is(err, ErrOutside) {
+				t.Fatalf("Rename(%q, %q) = %v, want ErrOutside", tt.from, tt.to, err)
+			}
+		})
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 1 || ents[0].Name() != "there.md" {
+		t.Errorf("the folder outside changed: %v", ents)
+	}
+	if err := ws.Rename("beacon/a.md", "beacon/memory/b.md"); err != nil {
+		t.Errorf("a rename inside was refused: %v", err)
+	}
+}
+
 func TestWriteMemoryModes(t *testing.T) {
 	ws := newWorkspace(t, "beacon")
 	ctx := context.Background()

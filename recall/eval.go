@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmemhq/tmem/internal/quote"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -120,14 +121,18 @@ const MaxEvalSetBytes = 64 << 20
 func OpenEvalFile(path string) (*os.File, error) {
 	f, err := layout.OpenRegular(path)
 	if errors.Is(err, layout.ErrNotRegular) {
-		return nil, fmt.Errorf("eval set %s: not a regular file: give a questions file (a folder, a named pipe or a device is never read)", path)
+		return nil, fmt.Errorf("eval set %s: not a regular file: give a questions file (a folder, a named pipe or a device is never read)", quote.IfNeeded(path))
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return nil, fmt.Errorf("eval set %s: %w", quote.IfNeeded(path), pe.Err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("eval set: %w", err)
 	}
 	if st, err := f.Stat(); err == nil && st.Size() > MaxEvalSetBytes {
 		f.Close()
-		return nil, fmt.Errorf("eval set %s: file is %d MiB, over the %d MiB limit for questions files", path, st.Size()>>20, MaxEvalSetBytes>>20)
+		return nil, fmt.Errorf("eval set %s: file is %d MiB, over the %d MiB limit for questions files", quote.IfNeeded(path), st.Size()>>20, MaxEvalSetBytes>>20)
 	}
 	return f, nil
 }
@@ -159,11 +164,11 @@ func LoadEvalSet(path string) (*EvalSet, error) {
 		}
 	}
 	if len(s.Questions) == 0 {
-		return nil, fmt.Errorf("load eval set %s: no questions", path)
+		return nil, fmt.Errorf("load eval set %s: no questions", quote.IfNeeded(path))
 	}
 	for i, q := range s.Questions {
 		if len(q.Answers) == 0 && len(q.Evidence) == 0 {
-			return nil, fmt.Errorf("load eval set %s: question %d (%q) has neither answers nor evidence", path, i+1, q.ID)
+			return nil, fmt.Errorf("load eval set %s: question %d (%q) has neither answers nor evidence", quote.IfNeeded(path), i+1, q.ID)
 		}
 	}
 	return &s, nil
@@ -208,7 +213,7 @@ func Evaluate(ctx context.Context, path string, opts EvalOptions) (*EvalReport, 
 	}
 	now, err := evalDay(ws, set, opts.Now)
 	if err != nil {
-		return nil, fmt.Errorf("eval set %s: %w", path, err)
+		return nil, fmt.Errorf("eval set %s: %w", quote.IfNeeded(path), err)
 	}
 	io := opts.Index
 	io.Now = func() time.Time { return now.Add(12 * time.Hour) }
@@ -289,7 +294,7 @@ func cutoffs(k int) []int {
 }
 
 func evalMode(ctx context.Context, ix *Index, set *EvalSet, mode string, k int) (EvalResult, error) {
-	res := EvalResult{Mode: mode, ByTag: map[string]EvalScores{}}
+	res := EvalResult{Mode: mode, ByTag: map[string]EvalScores{}, Misses: []string{}}
 	var all []qScore
 	byTag := map[string][]qScore{}
 	lines := newFileLines(ix.ws)

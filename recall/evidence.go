@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/tmemhq/tmem/internal/quote"
 )
 
 // EvidenceQuestion is a question whose answer is in given turns of a
@@ -43,10 +45,10 @@ func LoadEvidence(path string) ([]EvidenceQuestion, error) {
 		}
 		var q EvidenceQuestion
 		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+			return nil, fmt.Errorf("%s:%d: %w", quote.IfNeeded(path), n, err)
 		}
 		if len(q.Evidence) == 0 {
-			return nil, fmt.Errorf("%s:%d: question %q lists no evidence", path, n, q.ID)
+			return nil, fmt.Errorf("%s:%d: question %q lists no evidence", quote.IfNeeded(path), n, q.ID)
 		}
 		out = append(out, q)
 	}

@@ -284,7 +284,7 @@ func (ix *Index) Rebuild(ctx context.Context, teammates []string) (SyncStats, er
 }
 
 func (ix *Index) syncAll(ctx context.Context, teammates []string, rebuild bool) (SyncStats, error) {
-	var total SyncStats
+	total := SyncStats{Rebuilt: []string{}, Errors: []string{}}
 	names, err := ix.scopes(teammates)
 	if err != nil {
 		return total, err

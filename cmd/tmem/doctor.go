@@ -24,8 +24,9 @@ oversized files and secrets (private keys, tokens, passwords) that must not
 be in memory; in .teammates/tmem.yaml, YAML that does not parse, unknown
 keys and settings out of their range. Without opening them it also reports files that are not regular
 (named pipes, devices), symlinks that lead outside the workspace or
-nowhere, and temp files an interrupted write left behind, and merge
-conflict markers a git merge left in memory files (recall and context skip
+nowhere, links to a teammate's folder under a second name (skipped: one
+folder is one teammate), and temp files an interrupted write left behind,
+and merge conflict markers a git merge left in memory files (recall and context skip
 those lines until they are resolved). In a git repository whose config does
 not set up tmem's merge driver it says so (an info line).
 With --fix it first sets up the merge driver in the repository's local git

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tmemhq/tmem/internal/quote"
 	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/recall"
 	"github.com/tmemhq/tmem/recall/minilm"
@@ -152,11 +153,11 @@ func rankingFlag(boost map[string]string) (*recall.Ranking, error) {
 	}
 	for k, v := range boost {
 		if _, ok := recall.DefaultRanking.KindBoost[k]; !ok {
-			return nil, usageErrorf("--boost %s: want one of %s", k, boostKinds())
+			return nil, usageErrorf("--boost %s: want one of %s", quote.IfNeeded(k), boostKinds())
 		}
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(x > 0 && x <= maxBoost) { // NaN fails both
-			return nil, usageErrorf("--boost %s=%s: want a positive number up to %d", k, v, maxBoost)
+			return nil, usageErrorf("--boost %s: want a positive number up to %d", quote.IfNeeded(k+"="+v), maxBoost)
 		}
 		r.KindBoost[k] = x
 	}

@@ -33,6 +33,9 @@ and compacts old logs into summaries.
 	pf.StringVar(&f.model, "model", "", "embedding model folder (default: $TMEM_MODEL, else the user cache folder; none installed means BM25-only recall)")
 	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	// An empty --dir (an unset variable in --dir "$WS") would otherwise
+	// mean "search upwards" and reach whichever workspace is found there.
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return notEmpty(cmd, "dir") }
 
 	root.AddCommand(
 		newInitCmd(f),
@@ -57,9 +60,6 @@ and compacts old logs into summaries.
 	return root
 }
 
-// refuseUnknownSubcommands makes every command that only groups others
-// (model, bench, completion) fail with a usage error on an unknown
-// subcommand; cobra would print its help and exit 0.
 // notEmpty refuses the named flags when given with an empty value: left
 // out, they widen what a command does, and an unset variable in
 // --teammate "$NAME" must not serve or compact every teammate.
@@ -76,6 +76,9 @@ func notEmpty(cmd *cobra.Command, names ...string) error {
 	return nil
 }
 
+// refuseUnknownSubcommands makes every command that only groups others
+// (model, bench, completion) fail with a usage error on an unknown
+// subcommand; cobra would print its help and exit 0.
 func refuseUnknownSubcommands(cmd *cobra.Command) {
 	for _, c := range cmd.Commands() {
 		refuseUnknownSubcommands(c)

@@ -348,3 +348,34 @@ func TestServeCrash(t *testing.T) {
 		t.Errorf("search after the crash: %+v", found.Hits)
 	}
 }
+
+// TestServeBarrierFolderLinkedOutside: a link to a folder outside the
+// workspace, swapped in for .tmp/serve while the server runs, gets none
+// of the server's barrier files (a search that nothing has changed since
+// the last one makes one); searches still see what another process
+// writes.
+func TestServeBarrierFolderLinkedOutside(t *testing.T) {
+	dir := exampleWorkspace(t)
+	cs := startStdio(t, dir)
+	var out struct {
+		Hits []struct{ Path string } `json:"hits"`
+	}
+	toolOK(t, cs, "memory_search", map[string]any{"query": "bulk container lookup"}, &out)
+	barriers, outside := filepath.Join(dir, ".tmp", "serve"), t.TempDir()
+	if err := os.RemoveAll(barriers); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, barriers); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	toolOK(t, cs, "memory_search", map[string]any{"query": "bulk container lookup"}, &out)
+	if ents, err := os.ReadDir(outside); err != nil || len(ents) > 0 {
+		t.Errorf("the folder outside holds %v (%v), want nothing", ents, err)
+	}
+	runCLI(t, dir, "remember", "--teammate", "beacon", "--type", "project", "--topic", "quokka",
+		"--name", "Quokka", "--description", "d", "The quokka ledger closes on Fridays.")
+	toolOK(t, cs, "memory_search", map[string]any{"query": "quokka ledger"}, &out)
+	if len(out.Hits) == 0 || out.Hits[0].Path != "beacon/memory/project_quokka.md" {
+		t.Errorf("hits %v, want the memory written meanwhile first", out.Hits)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -252,6 +253,10 @@ func testServeBadInput(t *testing.T, start startServe) {
 		{"from_line past int", "memory_get", map[string]any{"path": "beacon/SOUL.md", "from_line": uint64(math.MaxUint64)}, "/properties/from_line: maximum: "},
 		{"bad tokenizer", "memory_context", map[string]any{"teammate": "beacon", "task": "t", "tokenizer": "words"}, "tokenizer"},
 		{"bad list kind", "memory_list", map[string]any{"kind": "notes"}, `kind "notes"`},
+		{"path with a NUL byte", "memory_get", map[string]any{"path": "beacon/memory/a\x00b.md"}, `get "beacon/memory/a\x00b.md": `},
+		{"path with a line break", "memory_get", map[string]any{"path": "beacon/memory/a\nfake: b.md"}, `"beacon/memory/a\nfake: b.md"`},
+		{"path with a terminal escape", "memory_get", map[string]any{"path": "beacon/memory/a\x1b[2J.md"}, `"beacon/memory/a\x1b[2J.md"`},
+		{"name with a NUL byte", "memory_list", map[string]any{"teammate": "be\x00acon"}, `"be\x00acon"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -261,6 +266,9 @@ func testServeBadInput(t *testing.T, start startServe) {
 			}
 			if !strings.Contains(resultText(res), tt.want) {
 				t.Errorf("error %q does not say %q", resultText(res), tt.want)
+			}
+			if i := strings.IndexFunc(resultText(res), unicode.IsControl); i >= 0 {
+				t.Errorf("error %q holds a control character at %d", resultText(res), i)
 			}
 		})
 	}

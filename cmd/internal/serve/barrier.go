@@ -3,12 +3,14 @@ package serve
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tmemhq/tmem/layout"
 )
 
 // A watcher hears of a change some time after the file was written: a
@@ -18,14 +20,18 @@ import (
 // watcher to report the new name. The kernel queues a watcher's events in
 // order, so by then every change made before the search began has been
 // seen. A rename is one cheap metadata change; creating and deleting a
-// file costs about twenty times as much on ext4.
+// file costs about twenty times as much on ext4. The files are renamed,
+// created and removed through the workspace, like every other file tmem
+// writes, so a link swapped in for their folder leads nowhere outside.
 
 // barrierWait bounds the wait; past it the search syncs, which is
 // always correct, only slower.
 const barrierWait = time.Second
 
 type barrier struct {
-	dir    string // the watched folder barrier files go in; "" when there is none
+	ws     *layout.Workspace
+	rel    string // the watched folder barrier files go in, in the workspace
+	dir    string // the same, absolute, as the watcher names it; "" when there is none
 	prefix string // "barrier-<random>-": this server's files, so that two servers never count each other's
 
 	mu   sync.Mutex
@@ -36,24 +42,25 @@ type barrier struct {
 
 const barrierPrefix = "barrier-"
 
-// newBarrier returns a barrier whose files go in dir, removing the files
-// servers that were killed left there.
-func newBarrier(dir string) *barrier {
+// newBarrier returns a barrier whose files go in the workspace folder
+// rel, removing the files servers that were killed left there.
+func newBarrier(ws *layout.Workspace, rel string) *barrier {
 	tag := make([]byte, 6)
 	rand.Read(tag)
-	b := &barrier{dir: dir, prefix: barrierPrefix + hex.EncodeToString(tag) + "-", wake: make(chan struct{})}
-	if ents, err := os.ReadDir(dir); err == nil {
+	b := &barrier{ws: ws, rel: rel, dir: ws.Abs(rel), prefix: barrierPrefix + hex.EncodeToString(tag) + "-", wake: make(chan struct{})}
+	if ents, err := ws.ReadDir(rel); err == nil {
 		for _, e := range ents {
 			if strings.HasPrefix(e.Name(), barrierPrefix) {
-				os.Remove(filepath.Join(dir, e.Name()))
+				ws.Remove(path.Join(rel, e.Name()))
 			}
 		}
 	}
 	return b
 }
 
+// file is the workspace path of barrier file n.
 func (b *barrier) file(n uint64) string {
-	return filepath.Join(b.dir, b.prefix+strconv.FormatUint(n, 10))
+	return path.Join(b.rel, b.prefix+strconv.FormatUint(n, 10))
 }
 
 // pass renames the barrier file to its next number and waits until the
@@ -89,12 +96,10 @@ func (b *barrier) send() (uint64, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	n := b.sent + 1
-	if err := os.Rename(b.file(b.sent), b.file(n)); err != nil {
-		f, err := os.OpenFile(b.file(n), os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
+	if err := b.ws.Rename(b.file(b.sent), b.file(n)); err != nil {
+		if err := b.ws.WriteFile(b.file(n), nil); err != nil {
 			return 0, false
 		}
-		f.Close()
 	}
 	b.sent = n
 	return n, true
@@ -129,5 +134,5 @@ func (b *barrier) close() {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	os.Remove(b.file(b.sent))
+	b.ws.Remove(b.file(b.sent))
 }

@@ -6,12 +6,26 @@ import (
 	"testing"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/tmemhq/tmem/layout"
 )
+
+// barrierDir makes the folder barrier files go in, in a workspace of its
+// own, and returns the workspace and the folder's absolute path.
+func barrierDir(t *testing.T) (*layout.Workspace, string) {
+	t.Helper()
+	ws := &layout.Workspace{Root: t.TempDir()}
+	dir, err := ws.Dir(".tmp/serve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws, dir
+}
 
 // TestBarrier checks that a barrier passes once a real watcher reports
 // its file, and fails (so the search syncs) when nothing reports it.
 func TestBarrier(t *testing.T) {
-	dir := t.TempDir()
+	ws, dir := barrierDir(t)
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		t.Skipf("no file watching here: %v", err)
@@ -20,7 +34,7 @@ func TestBarrier(t *testing.T) {
 	if err := w.Add(dir); err != nil {
 		t.Fatal(err)
 	}
-	b := newBarrier(dir)
+	b := newBarrier(ws, ".tmp/serve")
 	if b.heard(filepath.Join(t.TempDir(), filepath.Base(b.file(1)))) {
 		t.Fatal("an event from another folder counted as a barrier")
 	}
@@ -54,7 +68,7 @@ func TestBarrier(t *testing.T) {
 		}
 	})
 	t.Run("its file removed by someone", func(t *testing.T) {
-		if err := os.Remove(b.file(b.sent)); err != nil {
+		if err := os.Remove(ws.Abs(b.file(b.sent))); err != nil {
 			t.Fatal(err)
 		}
 		if !b.pass() {
@@ -73,21 +87,21 @@ func TestBarrier(t *testing.T) {
 // whose numbers say nothing about its own events, and a new server
 // clears the files of servers that were killed.
 func TestBarrierTwoServers(t *testing.T) {
-	dir := t.TempDir()
+	ws, dir := barrierDir(t)
 	if err := os.WriteFile(filepath.Join(dir, barrierPrefix+"0123456789ab-7"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a, b := newBarrier(dir), newBarrier(dir)
+	a, b := newBarrier(ws, ".tmp/serve"), newBarrier(ws, ".tmp/serve")
 	if names := dirNames(t, dir); len(names) != 0 {
 		t.Fatalf("a killed server's files left: %v", names)
 	}
-	if !b.heard(a.file(5)) {
+	if !b.heard(ws.Abs(a.file(5))) {
 		t.Fatal("an event in the barrier folder taken for memory")
 	}
 	if b.seen != 0 {
 		t.Fatalf("another server's barrier 5 counted: seen %d", b.seen)
 	}
-	if !b.heard(b.file(2)) || b.seen != 2 {
+	if !b.heard(ws.Abs(b.file(2))) || b.seen != 2 {
 		t.Fatalf("its own barrier 2 not counted: seen %d", b.seen)
 	}
 }
@@ -103,4 +117,35 @@ func dirNames(t *testing.T, dir string) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// TestBarrierFolderLinkedOutside: when a link to a folder outside the
+// workspace is swapped in for the barrier folder while the server runs,
+// no barrier file is created, renamed or removed outside; the barrier
+// fails, so searches sync.
+func TestBarrierFolderLinkedOutside(t *testing.T) {
+	ws, dir := barrierDir(t)
+	b := newBarrier(ws, ".tmp/serve")
+	if _, ok := b.send(); !ok {
+		t.Fatal("no barrier file in the workspace")
+	}
+	outside := t.TempDir()
+	planted := filepath.Join(outside, barrierPrefix+"0123456789ab-7")
+	if err := os.WriteFile(planted, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, dir); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	if _, ok := b.send(); ok {
+		t.Error("a barrier file was made through a link that leads outside")
+	}
+	newBarrier(ws, ".tmp/serve") // a server starting clears killed servers' files
+	b.close()
+	if names := dirNames(t, outside); len(names) != 1 || names[0] != filepath.Base(planted) {
+		t.Errorf("the folder outside holds %v, want only %s", names, filepath.Base(planted))
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	memctx "github.com/tmemhq/tmem/context"
+	"github.com/tmemhq/tmem/internal/quote"
 	"github.com/tmemhq/tmem/internal/secrets"
 	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/recall"
@@ -235,7 +236,7 @@ func (s *Service) Get(ctx context.Context, in GetInput) (GetOutput, error) {
 	}
 	src, err := s.ws.ReadFile(rel, layout.MaxArchiveSize)
 	if err != nil {
-		return GetOutput{}, fmt.Errorf("get %s: %w", rel, err)
+		return GetOutput{}, fmt.Errorf("get %s: %w", quote.IfNeeded(rel), err)
 	}
 	lines := strings.SplitAfter(string(src), "\n")
 	if lines[len(lines)-1] == "" {
@@ -243,7 +244,7 @@ func (s *Service) Get(ctx context.Context, in GetInput) (GetOutput, error) {
 	}
 	out := GetOutput{Path: rel, FromLine: from, TotalLines: len(lines)}
 	if from > len(lines) && !(from == 1 && len(lines) == 0) {
-		return GetOutput{}, fmt.Errorf("get %s: from_line %d is past the end (the file has %d lines)", rel, from, len(lines))
+		return GetOutput{}, fmt.Errorf("get %s: from_line %d is past the end (the file has %d lines)", quote.IfNeeded(rel), from, len(lines))
 	}
 	end := len(lines)
 	if max > 0 && from-1+max < end {

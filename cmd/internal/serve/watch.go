@@ -81,14 +81,15 @@ func (s *Service) follow(w *fsnotify.Watcher, done chan struct{}) {
 // watchBarrier makes and watches the folder for barrier files (see
 // barrier); without one, every search syncs.
 func (s *Service) watchBarrier(w *fsnotify.Watcher) *barrier {
-	dir, err := s.ws.Dir(".tmp/serve")
+	const rel = ".tmp/serve"
+	dir, err := s.ws.Dir(rel)
 	if err != nil {
 		return nil // a read-only workspace: searches sync
 	}
 	if err := w.Add(dir); err != nil {
 		return nil
 	}
-	return newBarrier(filepath.Clean(dir))
+	return newBarrier(s.ws, rel)
 }
 
 // giveUp stops trusting the watcher: every search syncs from now on.
