@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // MaxNameLen bounds teammate names and topics.
@@ -53,15 +55,19 @@ func ValidateRole(role string) error {
 
 // Slug turns a free-text topic into the snake_case form used in typed
 // memory file names ("Deploy pipeline" → "deploy_pipeline"). It refuses,
-// rather than rewrites, anything that looks like a path.
+// rather than rewrites, anything that looks like a path. Accented letters
+// are composed first (NFC), so a topic typed decomposed, as macOS may
+// give it, names the same file as one typed composed.
 func Slug(topic string) (string, error) {
 	if err := checkUnsafe("topic", topic); err != nil {
 		return "", err
 	}
 	var b strings.Builder
 	sep := false
-	for _, r := range strings.ToLower(topic) {
+	for _, r := range strings.ToLower(norm.NFC.String(topic)) {
 		switch {
+		case unicode.Is(unicode.Mn, r) && b.Len() > 0 && !sep:
+			b.WriteRune(r) // a mark with no composed form, on its letter
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			if sep && b.Len() > 0 {
 				b.WriteByte('_')

@@ -32,6 +32,9 @@ func TestSlug(t *testing.T) {
 		{"no-mocks", "no_mocks"},
 		{"  Spaces   and--dashes ", "spaces_and_dashes"},
 		{"Café Menü", "café_menü"},
+		{"Cafe\u0301 Menu\u0308", "café_menü"}, // decomposed, as macOS may type it: the same file
+		{"X\u0332 y", "x\u0332_y"},             // a mark with no composed form stays on its letter
+		{"\u0301x", ""},                        // a mark on no letter
 		{"v2.1 release", "v2_1_release"},
 		{"a/b", ""}, {"../../etc", ""}, {"", ""}, {"---", ""}, {"nul", ""}, {"x\x00", ""}, {"what?", ""},
 	}
