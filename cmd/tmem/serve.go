@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -90,6 +91,15 @@ func (f *factory) serve(ctx context.Context, opts *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	// An address that cannot be served is refused before the index and
+	// the model open.
+	ln, err := f.listen(opts)
+	if err != nil {
+		return err
+	}
+	if ln != nil {
+		defer ln.Close()
+	}
 	iopts, err := f.indexOptions(f.model, minilm.WorkloadBulk, nil)
 	if err != nil {
 		return err
@@ -114,20 +124,24 @@ func (f *factory) serve(ctx context.Context, opts *serveOptions) error {
 	}
 	svc.EmbedInBackground()
 	svc.Warm(ctx)
-	if opts.http == "" {
+	if ln == nil {
 		return svc.ServeStdio(ctx, f.stdin, f.stdout)
-	}
-	return f.serveHTTP(ctx, svc, opts)
-}
-
-func (f *factory) serveHTTP(ctx context.Context, svc *serve.Service, opts *serveOptions) error {
-	token := f.getenv("TMEM_TOKEN")
-	ln, err := serve.ListenHTTP(serve.HTTPOptions{Addr: opts.http, AllowRemote: opts.allowRemote, Token: token})
-	if err != nil {
-		return usageError{err}
 	}
 	if !f.quiet {
 		fmt.Fprintf(f.stderr, "tmem: serving MCP on http://%s%s\n", ln.Addr(), serve.HTTPPath)
 	}
-	return serve.RunHTTP(ctx, ln, svc.HTTPHandler(token))
+	return serve.RunHTTP(ctx, ln, svc.HTTPHandler(f.getenv("TMEM_TOKEN")))
+}
+
+// listen opens the --http address, checked as ListenHTTP checks it; nil
+// when serving stdio.
+func (f *factory) listen(opts *serveOptions) (net.Listener, error) {
+	if opts.http == "" {
+		return nil, nil
+	}
+	ln, err := serve.ListenHTTP(serve.HTTPOptions{Addr: opts.http, AllowRemote: opts.allowRemote, Token: f.getenv("TMEM_TOKEN")})
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return ln, nil
 }

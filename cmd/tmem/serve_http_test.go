@@ -33,6 +33,10 @@ func TestServeHTTPBind(t *testing.T) {
 			if !strings.Contains(string(out), tt.want) {
 				t.Errorf("output does not say %q:\n%s", tt.want, out)
 			}
+			// refused before any work: one line, nothing about the model
+			if lines := strings.Split(strings.TrimSpace(string(out)), "\n"); len(lines) != 1 {
+				t.Errorf("output is %d lines, want the refusal alone:\n%s", len(lines), out)
+			}
 		})
 	}
 }
