@@ -33,9 +33,7 @@ and compacts old logs into summaries.
 	pf.StringVar(&f.model, "model", "", "embedding model folder (default: $TMEM_MODEL, else the user cache folder; none installed means BM25-only recall)")
 	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	// An empty --dir (an unset variable in --dir "$WS") would otherwise
-	// mean "search upwards" and reach whichever workspace is found there.
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return notEmpty(cmd, "dir") }
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return f.checkGlobalFlags(cmd) }
 
 	root.AddCommand(
 		newInitCmd(f),
@@ -58,6 +56,22 @@ and compacts old logs into summaries.
 	root.InitDefaultCompletionCmd()
 	refuseUnknownSubcommands(root)
 	return root
+}
+
+// checkGlobalFlags refuses, whatever the command, a global flag that
+// cannot mean what was meant: an empty --dir (an unset variable in --dir
+// "$WS") would mean "search upwards" and reach whichever workspace is
+// found there, an empty --now the wall clock, and an unreadable --now
+// would pass unnoticed by commands that never read the clock.
+func (f *factory) checkGlobalFlags(cmd *cobra.Command) error {
+	if err := notEmpty(cmd, "dir", "now"); err != nil {
+		return err
+	}
+	if f.now != "" {
+		_, err := parseTime("--now", f.now)
+		return err
+	}
+	return nil
 }
 
 // notEmpty refuses the named flags when given with an empty value: left
