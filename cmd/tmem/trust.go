@@ -11,6 +11,9 @@ import (
 	"github.com/tmemhq/tmem/compact"
 )
 
+// newTrustCmd is the only way trust is given: by the machine's user, on
+// the command line, never through the MCP server, whose callers are agents
+// working in the repository the settings came from.
 func newTrustCmd(f *factory) *cobra.Command {
 	var revoke bool
 	cmd := &cobra.Command{
