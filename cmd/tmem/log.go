@@ -59,12 +59,5 @@ func (f *factory) log(ctx context.Context, opts *logOptions, heading, text strin
 		return err
 	}
 	rel, err := ws.AppendDaily(ctx, opts.teammate, now, heading, text, writeOptions(opts.allowSecret)...)
-	if err != nil {
-		return secretHint(err)
-	}
-	if f.json {
-		return f.printJSON(map[string]string{"path": rel})
-	}
-	f.infof("appended to %s", rel)
-	return nil
+	return f.reportWrite(rel, "appended to", err)
 }

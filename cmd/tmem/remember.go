@@ -95,12 +95,5 @@ func (f *factory) remember(ctx context.Context, opts *rememberOptions, body stri
 	rel, err := ws.WriteMemory(ctx, opts.teammate, layout.Memory{
 		Type: opts.typ, Topic: opts.topic, Name: opts.name, Description: opts.description, Body: body, At: now,
 	}, opts.writeMode, writeOptions(opts.allowSecret)...)
-	if err != nil {
-		return secretHint(err)
-	}
-	if f.json {
-		return f.printJSON(map[string]string{"path": rel})
-	}
-	f.infof("wrote %s", rel)
-	return nil
+	return f.reportWrite(rel, "wrote", err)
 }

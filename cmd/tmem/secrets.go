@@ -24,3 +24,16 @@ func secretHint(err error) error {
 	}
 	return err
 }
+
+// reportWrite reports a write to a memory file: the path under --json,
+// what was done under -v, or the refusal with what to do about a secret.
+func (f *factory) reportWrite(rel, done string, err error) error {
+	if err != nil {
+		return secretHint(err)
+	}
+	if f.json {
+		return f.printJSON(map[string]string{"path": rel})
+	}
+	f.infof("%s %s", done, rel)
+	return nil
+}
