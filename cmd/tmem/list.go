@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tmemhq/tmem/internal/quote"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -63,14 +64,16 @@ func (f *factory) list(opts *listOptions) error {
 	}
 	tw := tabwriter.NewWriter(f.stdout, 0, 4, 2, ' ', 0)
 	for _, it := range items {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", it.Path, it.Kind, dash(it.Type), dash(it.Date), dash(it.Name))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", quote.IfNeeded(it.Path), it.Kind, dash(it.Type), dash(it.Date), dash(it.Name))
 	}
 	return tw.Flush()
 }
 
+// dash shows a cell of the table: "-" when empty, quoted when a line
+// break, a tab or a terminal escape would forge or hide a row.
 func dash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return quote.IfNeeded(s)
 }
