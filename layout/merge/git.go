@@ -25,7 +25,7 @@ const DriverName = "tmem"
 func Driver(base, ours, theirs, path string) (Result, error) {
 	var vs [3][]byte
 	for i, f := range []string{base, ours, theirs} {
-		b, err := os.ReadFile(f)
+		b, err := readVersion(f)
 		if err != nil {
 			return Result{}, fmt.Errorf("merge %s: %w", path, err)
 		}
@@ -39,6 +39,18 @@ func Driver(base, ours, theirs, path string) (Result, error) {
 		return res, fmt.Errorf("merge %s: %w", path, err)
 	}
 	return res, nil
+}
+
+// readVersion reads one version git hands the driver: a regular file
+// (a named pipe or a device in its place is refused, never waited on),
+// read no further than one byte past the limit Merge enforces.
+func readVersion(name string) ([]byte, error) {
+	f, err := layout.OpenRegular(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, layout.MaxArchiveSize+1))
 }
 
 // Git runs git in a folder of a repository.
