@@ -38,7 +38,7 @@ func (w *Workspace) CheckConfig(name string, schema interface{}) []Finding {
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	dec.KnownFields(true)
 	if err = dec.Decode(schema); err != nil && !errors.Is(err, io.EOF) { // io.EOF: an empty file
-		for _, pe := range yamlErrors(name, err) {
+		for _, pe := range yamlErrors(name, string(src), err) {
 			out = append(out, configFinding(pe))
 		}
 	}
@@ -50,7 +50,7 @@ func (w *Workspace) CheckConfig(name string, schema interface{}) []Finding {
 // one for each value the decoder refused, joined.
 func YAMLError(path string, err error) error {
 	var errs []error
-	for _, pe := range yamlErrors(path, err) {
+	for _, pe := range yamlErrors(path, "", err) {
 		errs = append(errs, pe)
 	}
 	return errors.Join(errs...)
@@ -58,7 +58,9 @@ func YAMLError(path string, err error) error {
 
 // yamlErrors splits an error of the YAML parser or decoder into one
 // *ParseError for each value it refused ("line 3: cannot unmarshal …").
-func yamlErrors(path string, err error) []*ParseError {
+// src is the YAML, when the caller has it, to find the line of an error
+// that names none.
+func yamlErrors(path, src string, err error) []*ParseError {
 	var te *yaml.TypeError
 	switch {
 	case errors.As(err, &te):
@@ -68,7 +70,7 @@ func yamlErrors(path string, err error) []*ParseError {
 		}
 		return out
 	case strings.HasPrefix(err.Error(), "yaml: "): // the parser's
-		return []*ParseError{{Path: path, Line: yamlLine(err), Err: errors.New("does not parse: " + yamlMessage(err))}}
+		return []*ParseError{{Path: path, Line: yamlLine(src, err), Err: errors.New("does not parse: " + yamlMessage(err))}}
 	}
 	return []*ParseError{lineError(path, err.Error())}
 }

@@ -22,6 +22,8 @@ func TestCheckConfig(t *testing.T) {
 		{"no file", "", nil},
 		{"valid", "compact:\n  summarizer: extractive\n  keep_weeks: 52\n", nil},
 		{"syntax error", "compact:\n  summarizer: extractive\n  command: claude: -p\n", []string{"tmem.yaml:3: error: does not parse: mapping values are not allowed in this context"}},
+		{"syntax error on the first line", "compact: keep_weeks: 4\n", []string{"tmem.yaml:1: error: does not parse: mapping values are not allowed in this context"}},
+		{"control character", "compact:\n  summarizer: extractive\n  command: \"a\x02b\"\n", []string{"tmem.yaml:3: error: does not parse: control characters are not allowed"}},
 		{"unknown keys", "compact:\n  sumarizer: command\n  keep_weeks: 4\ncompat: {}\n", []string{
 			`tmem.yaml:2: warning: unknown key "sumarizer": tmem ignores it (a typo?)`,
 			`tmem.yaml:4: warning: unknown key "compat": tmem ignores it (a typo?)`}},

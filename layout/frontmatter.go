@@ -48,7 +48,7 @@ func parseFrontMatter(path string, src []byte) (*frontMatter, int, error) {
 	var node yaml.Node
 	rest, err := frontmatter.Parse(bytes.NewReader(src), &node, yamlFormat)
 	if err != nil {
-		return nil, 0, &ParseError{Path: path, Line: openLine + 1 + yamlLine(err), Err: fmt.Errorf("bad frontmatter: %s", yamlMessage(err))}
+		return nil, 0, &ParseError{Path: path, Line: openLine + 1 + yamlLine(strings.Join(lines[openLine+1:], ""), err), Err: fmt.Errorf("bad frontmatter: %s", yamlMessage(err))}
 	}
 	if len(rest) == len(src) {
 		return nil, 0, &ParseError{Path: path, Line: openLine + 1, Err: errors.New("bad frontmatter: opening '---' has no closing '---'")}
@@ -257,20 +257,47 @@ func scalar(n *yaml.Node) string {
 	return n.Value
 }
 
-// yamlLine pulls the line number out of a YAML error ("yaml: line 3: …").
-// Errors about an unclosed collection ("did not find expected …") name
-// the line before the one the collection opens on, counted from zero;
-// they are moved to that line.
-func yamlLine(err error) int {
+// yamlLine is the line of text, counted from 1, that a YAML error about it
+// names ("yaml: line 3: …"). Errors about an unclosed collection ("did not
+// find expected …") name the line before the one the collection opens on,
+// counted from zero; they are moved to that line. An error on the first
+// line carries no number, and neither do those the YAML reader and decoder
+// raise: a control character and an unknown alias are looked up in text.
+func yamlLine(text string, err error) int {
 	var n int
 	msg := err.Error()
 	if i := strings.Index(msg, "line "); i >= 0 {
 		fmt.Sscanf(msg[i+5:], "%d", &n)
 	}
-	if n > 0 && strings.Contains(msg, ": did not find expected ") {
+	switch {
+	case n > 0 && strings.Contains(msg, ": did not find expected "):
 		n++
+	case n > 0:
+	case strings.Contains(msg, "control characters are not allowed"):
+		n = lineOf(text, strings.IndexFunc(text, isYAMLControl))
+	case strings.Contains(msg, "unknown anchor '"):
+		_, name, _ := strings.Cut(msg, "unknown anchor '")
+		name, _, _ = strings.Cut(name, "'")
+		n = lineOf(text, strings.Index(text, "*"+name))
+	default:
+		n = 1
 	}
 	return n
+}
+
+// lineOf is the line, counted from 1, holding byte off of text; 1 when off
+// is negative.
+func lineOf(text string, off int) int {
+	if off < 0 {
+		return 1
+	}
+	return strings.Count(text[:off], "\n") + 1
+}
+
+// isYAMLControl reports whether the YAML reader refuses r as a control
+// character.
+func isYAMLControl(r rune) bool {
+	return (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || (r >= 0x7f && r <= 0x9f && r != 0x85)
 }
 
 func yamlMessage(err error) string {
