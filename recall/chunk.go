@@ -117,18 +117,25 @@ func (c Chunk) EmbedText() string {
 // slip) is read leniently as "key: value" lines (layout.ParseLenient), so
 // the file is still found.
 func ChunkFile(f layout.File, src []byte, opts ChunkOptions) ([]Chunk, error) {
+	cs, _, err := chunkFile(f, src, opts)
+	return cs, err
+}
+
+// chunkFile is ChunkFile; problem is the error that made it read the
+// frontmatter leniently, nil when the file parsed strictly.
+func chunkFile(f layout.File, src []byte, opts ChunkOptions) (cs []Chunk, problem, err error) {
 	if f.Kind == layout.KindDaily && layout.IsBareStub(f.Date, src) {
-		return nil, nil // a compacted daily's stub: its text is in the archive
+		return nil, nil, nil // a compacted daily's stub: its text is in the archive
 	}
 	if f.Kind == layout.KindArchive && f.Month != "" {
 		cs, err := chunkArchive(f, src, opts.withDefaults())
-		return capChunks(cs), err
+		return capChunks(cs), nil, err
 	}
-	doc, _, err := layout.ParseLenient(f.Path, src)
+	doc, problem, err := layout.ParseLenient(f.Path, src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return capChunks(chunkDoc(f, doc, opts.withDefaults())), nil
+	return capChunks(chunkDoc(f, doc, opts.withDefaults())), problem, nil
 }
 
 // maxChunksPerFile bounds the chunks one file yields. A file of ordinary

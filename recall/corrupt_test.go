@@ -207,7 +207,7 @@ func TestCorruptIndex(t *testing.T) {
 					t.Errorf("run %d answers differently from a fresh index:\n%s\nwant\n%s", pass+1, got, want)
 				}
 			}
-			notice := strings.TrimSuffix(res.Passes[0].Warn, "\n")
+			notice := strings.TrimSuffix(withoutLenientNotices(res.Passes[0].Warn), "\n")
 			t.Logf("notice: %s", notice)
 			switch {
 			case bytes.Equal(orig, damaged) && notice != "":
@@ -291,4 +291,16 @@ func copyDir(t *testing.T, src, dst string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// withoutLenientNotices drops the lines naming a file whose frontmatter
+// was read leniently, which a rebuild repeats as it indexes the file again.
+func withoutLenientNotices(warn string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(warn, "\n") {
+		if !strings.HasSuffix(strings.TrimSuffix(l, "\n"), "its frontmatter was read as key: value lines") {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
 }

@@ -599,6 +599,9 @@ type candidate struct {
 	ino   uint64
 	src   []byte // read only when stat data moved
 	hash  string
+	// problem is why its frontmatter was read as "key: value" lines (see
+	// layout.ParseLenient), once chunked; nil when it parsed strictly.
+	problem error
 }
 
 // statClean reports whether a file's stat data is what the manifest

@@ -331,7 +331,7 @@ func (ix *Index) chunkCandidate(c *candidate, st *SyncStats) (chunks []Chunk, pe
 			return nil, nil, false
 		}
 	}
-	chunks, perr = ChunkFile(c.file, src, ix.opts.Chunking)
+	chunks, c.problem, perr = chunkFile(c.file, src, ix.opts.Chunking)
 	return chunks, perr, true
 }
 
@@ -348,6 +348,9 @@ func (ix *Index) indexFile(bt *batcher, c *candidate, chunks []Chunk, perr error
 		ix.warnf("recall: not indexed: %v", perr)
 		chunks = nil
 	} else {
+		if c.problem != nil {
+			ix.warnf("recall: %v; its frontmatter was read as key: value lines", c.problem)
+		}
 		fs.Chunks = len(chunks)
 		if len(chunks) > 0 {
 			fs.Date = chunks[0].Date
