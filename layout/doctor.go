@@ -138,6 +138,7 @@ func (w *Workspace) checkFile(f File) []Finding {
 		}
 		return append(out, add(0, SevError, "%v", err))
 	}
+	out = append(out, repeatedKeyFindings(f.Path, d)...)
 	switch f.Kind {
 	case KindDaily:
 		if !f.Date.IsZero() && d.Title != "" && d.Title != f.Date.Format(DateLayout) {
@@ -161,6 +162,21 @@ func (w *Workspace) checkFile(f File) []Finding {
 		}
 	case KindWeekly, KindMonthly:
 		out = append(out, checkSummary(f, d, add)...)
+	}
+	return out
+}
+
+// repeatedKeyFindings warns about each frontmatter key set twice, at the
+// line of the repeat.
+func repeatedKeyFindings(path string, d *Doc) []Finding {
+	if d.fm == nil {
+		return nil
+	}
+	var out []Finding
+	open := strings.Count(d.fm.lead, "\n") + 1 // the line of the opening ---
+	for _, r := range d.fm.repeatedKeys() {
+		out = append(out, Finding{Path: path, Line: open + r.line, Severity: SevWarning,
+			Message: fmt.Sprintf("frontmatter sets %q again (first at line %d): tmem reads the first value and other tools may take the last; keep one", r.key, open+r.first)})
 	}
 	return out
 }

@@ -97,6 +97,33 @@ func (fm *frontMatter) load(path string, openLine int, doc *yaml.Node) error {
 	return nil
 }
 
+// repeatedKey is a top-level key set again in the block: its line and the
+// line of the first, counted from the block's opening "---" (line 0).
+type repeatedKey struct {
+	key         string
+	line, first int
+}
+
+// repeatedKeys lists the keys set more than once, in file order. YAML
+// forbids them; tmem reads the first, while other tools take the last or
+// refuse the file.
+func (fm *frontMatter) repeatedKeys() []repeatedKey {
+	if fm == nil || fm.root == nil {
+		return nil
+	}
+	first := map[string]int{}
+	var out []repeatedKey
+	for i := 0; i+1 < len(fm.root.Content); i += 2 {
+		k := fm.root.Content[i]
+		if l, ok := first[k.Value]; ok {
+			out = append(out, repeatedKey{k.Value, k.Line, l})
+			continue
+		}
+		first[k.Value] = k.Line
+	}
+	return out
+}
+
 // value returns the value node of key, or nil.
 func (fm *frontMatter) value(key string) *yaml.Node {
 	if fm == nil || fm.root == nil {
