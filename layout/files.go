@@ -241,6 +241,8 @@ func Classify(teammate, sub, fn string) File {
 		f.Kind = KindTyped
 		if t, _, ok := strings.Cut(base, "_"); ok {
 			f.Type = t
+		} else if day, err := time.Parse("2006-1-2", base); err == nil && day.Year() >= 1 {
+			f.NameErr = fmt.Sprintf("file name %q is not a daily log's YYYY-MM-DD.md, so tmem reads it as a typed memory; rename it %s.md", fn, day.Format(DateLayout))
 		} else {
 			f.NameErr = fmt.Sprintf("typed memory file name %q is not <type>_<topic>.md", fn)
 		}
