@@ -438,6 +438,8 @@ func (b *builder) rosterSection() section {
 		l := "- **" + t.Name + "**"
 		if t.Name == b.mate.Name {
 			l += " (you)"
+		} else if t.RoleProblem != nil { // the stack's own SOUL.md is reported as it is read
+			b.warn(t.RoleProblem.Error() + "; its frontmatter was read as key: value lines for the roster")
 		}
 		if t.Role != "" {
 			role, rs := redact(SectionRoster, t.Name+"/SOUL.md", 0, t.Role)

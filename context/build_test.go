@@ -653,6 +653,15 @@ func TestBuildOmissions(t *testing.T) {
 			},
 		},
 		{
+			name: "another teammate's role is read leniently",
+			files: map[string]string{
+				"solo/SOUL.md":  soul,
+				"quill/SOUL.md": "---\nrole: Frontend: UI lead\n---\n# Quill\n",
+			},
+			wantText: []string{"- **quill** — Frontend: UI lead"},
+			wantWarn: []string{"quill/SOUL.md:2: bad frontmatter: mapping values are not allowed in this context; its frontmatter was read as key: value lines for the roster"},
+		},
+		{
 			name: "files that do not parse are left out",
 			files: map[string]string{"solo/SOUL.md": soul,
 				"solo/WISDOM.md":            "# Wisdom\n\n## Rule\n\n\x00\n",

@@ -85,6 +85,9 @@ type Teammate struct {
 	Name string `json:"name"`
 	Role string `json:"role"`
 	Dir  string `json:"-"` // absolute
+	// RoleProblem is why SOUL.md's frontmatter was read as "key: value"
+	// lines to find Role (see ParseLenient); nil when it parsed.
+	RoleProblem error `json:"-"`
 }
 
 // Teammates lists the workspace's teammates by name. Dot-folders and
@@ -138,7 +141,8 @@ func (w *Workspace) teammatesOf(ents []fs.DirEntry) []Teammate {
 		if err != nil {
 			continue
 		}
-		out = append(out, Teammate{Name: f.name, Role: RoleOf(src), Dir: filepath.Join(w.Root, f.name)})
+		role, problem := roleOf(f.name+"/SOUL.md", src)
+		out = append(out, Teammate{Name: f.name, Role: oneLine(role), Dir: filepath.Join(w.Root, f.name), RoleProblem: problem})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -224,28 +228,33 @@ func (w *Workspace) Teammate(name string) (Teammate, error) {
 // valid YAML is read leniently (ParseLenient). A role written on several
 // lines comes back on one, as the roster shows it.
 func RoleOf(soul []byte) string {
-	return strings.Join(strings.Fields(roleOf(soul)), " ")
+	role, _ := roleOf("SOUL.md", soul)
+	return oneLine(role)
 }
 
-func roleOf(soul []byte) string {
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// roleOf is RoleOf before it is put on one line; problem is why the
+// frontmatter of path was read leniently, nil when it parsed.
+func roleOf(path string, soul []byte) (role string, problem error) {
 	// The frontmatter alone answers most files; the body is parsed for the
 	// title only when it has no role.
-	d, _, err := parseLenient("SOUL.md", soul, false)
+	d, problem, err := parseLenient(path, soul, false)
 	if err != nil {
-		return ""
+		return "", nil
 	}
 	if r := strings.TrimSpace(d.Get("role")); r != "" {
-		return r
+		return r, problem
 	}
-	if d, _, err = ParseLenient("SOUL.md", soul); err != nil {
-		return ""
+	if d, _, err = ParseLenient(path, soul); err != nil {
+		return "", problem
 	}
 	for _, sep := range []string{" — ", " – ", " - ", ": "} {
 		if _, role, ok := strings.Cut(d.Title, sep); ok {
-			return strings.TrimSpace(role)
+			return strings.TrimSpace(role), problem
 		}
 	}
-	return ""
+	return "", problem
 }
 
 // Rel returns p relative to the workspace root, with forward slashes.
