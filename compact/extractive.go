@@ -51,7 +51,7 @@ func (e Extractive) Summarize(_ context.Context, req Request) (string, error) {
 	default:
 		return "", fmt.Errorf("extractive: unknown kind %q", req.Kind)
 	}
-	secs, err := existingSections(req)
+	secs, title, err := existingSections(req)
 	if err != nil {
 		return "", err
 	}
@@ -62,9 +62,13 @@ func (e Extractive) Summarize(_ context.Context, req Request) (string, error) {
 		}
 		secs = mergeSections(secs, add)
 	}
-	title := "# Week " + req.Unit
-	if req.Kind == KindMonthly {
+	switch {
+	case title != "":
+		title = "# " + title // as a person may have edited it
+	case req.Kind == KindMonthly:
 		title = "# Month " + req.Unit
+	default:
+		title = "# Week " + req.Unit
 	}
 	return fitBudget(title, secs, budgetOf(req)), nil
 }
@@ -96,16 +100,17 @@ type section struct {
 	where   string
 }
 
-// existingSections reads the summary the sources are merged into.
-func existingSections(req Request) ([]section, error) {
+// existingSections reads the summary the sources are merged into, and its
+// title.
+func existingSections(req Request) (secs []section, title string, err error) {
 	if strings.TrimSpace(req.Existing) == "" {
-		return nil, nil
+		return nil, "", nil
 	}
 	d, err := layout.Parse("existing "+req.Unit, []byte(req.Existing))
 	if err != nil {
-		return nil, fmt.Errorf("extractive: %w", err)
+		return nil, "", fmt.Errorf("extractive: %w", err)
 	}
-	return docSections(d, ""), nil
+	return docSections(d, ""), d.Title, nil
 }
 
 // docSections splits a summary into sections: day sections keyed by
