@@ -63,15 +63,51 @@ func loopbackHost(host string) bool {
 // the MCP SDK's DNS rebinding protection (a request that reached a
 // loopback address with a foreign Host is refused), refuses cross-origin
 // browser requests, and checks the bearer token when one is set.
+//
+// At most maxHTTPSessions sessions stay open: a new one closes the least
+// recently used.
 func (s *Service) HTTPHandler(token string) http.Handler {
-	srv := s.Server()
+	return httpHandler(s.Server(), token, maxHTTPSessions)
+}
+
+func httpHandler(srv *mcp.Server, token string, maxSessions int) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	mux := http.NewServeMux()
-	mux.Handle(HTTPPath, http.NewCrossOriginProtection().Handler(h))
+	mux.Handle(HTTPPath, http.NewCrossOriginProtection().Handler(refuseForeignHost(newSessionCap(srv, maxSessions, h))))
 	if token == "" {
 		return mux
 	}
 	return requireToken(token, mux)
+}
+
+// refuseForeignHost refuses, with 403, a request that reached a loopback
+// address naming a host other than this machine: a web page whose name
+// was made to resolve to 127.0.0.1 (DNS rebinding). The SDK checks so
+// too; this check comes first, so that such a request never makes room
+// for a session it would not open.
+func refuseForeignHost(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+		if ok && local != nil && hostLoopback(local.String()) && !hostLoopback(r.Host) {
+			http.Error(w, fmt.Sprintf("forbidden: host %q is not this machine", r.Host), http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// hostLoopback reports whether a host or host:port names this machine:
+// "localhost" or a loopback address.
+func hostLoopback(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func requireToken(token string, next http.Handler) http.Handler {

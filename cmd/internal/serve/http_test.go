@@ -1,0 +1,129 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tmemhq/tmem/layout/layouttest"
+	"github.com/tmemhq/tmem/recall"
+)
+
+// exampleService serves a copy of the bundled example workspace, BM25
+// only, unbound.
+func exampleService(t *testing.T) *Service {
+	t.Helper()
+	ws := layouttest.Copy(t, filepath.Join("..", "..", "..", "testdata", "example", ".teammates"))
+	now := func() time.Time { return time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC) }
+	ix, err := recall.Open(ws, recall.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	svc, err := New(Options{Workspace: ws, Index: ix, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	return svc
+}
+
+// connectHTTP starts an MCP session with the SDK's client.
+func connectHTTP(t *testing.T, url string) *mcp.ClientSession {
+	t.Helper()
+	cl := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
+	cs, err := cl.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// listWorks reports whether a memory_list call on cs is answered.
+func listWorks(t *testing.T, cs *mcp.ClientSession) bool {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "memory_list", Arguments: map[string]any{"kind": "soul"}})
+	if err != nil {
+		return false
+	}
+	if res.IsError {
+		t.Fatalf("memory_list: %v", res.Content)
+	}
+	return true
+}
+
+// foreignInitialize sends an initialize naming a foreign host, as a page
+// under DNS rebinding does, and checks it is refused.
+func foreignInitialize(t *testing.T, url string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = "attacker.example"
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("a foreign host got status %d, want 403", resp.StatusCode)
+	}
+}
+
+// TestHTTPSessionCap opens more sessions than the server keeps, as a
+// client that starts one per call and never ends it does: the server
+// keeps at most its cap open, and closes the least recently used ones.
+// Requests refused for a foreign host close none.
+func TestHTTPSessionCap(t *testing.T) {
+	const max = 3
+	srv := exampleService(t).Server()
+	hs := httptest.NewServer(httpHandler(srv, "", max))
+	t.Cleanup(hs.Close)
+	url := hs.URL + HTTPPath
+
+	var sessions []*mcp.ClientSession
+	for i := 0; i < 3; i++ {
+		sessions = append(sessions, connectHTTP(t, url))
+	}
+	listWorks(t, sessions[0]) // the first is now the most recently used
+	for i := 0; i < 2; i++ {
+		sessions = append(sessions, connectHTTP(t, url))
+	}
+	for i := 0; i < max; i++ { // a rebinding page's requests make no room
+		foreignInitialize(t, hs.URL+HTTPPath)
+	}
+	tests := []struct {
+		session int
+		open    bool
+	}{
+		{0, true}, {1, false}, {2, false}, {3, true}, {4, true},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("session %d", tt.session), func(t *testing.T) {
+			if got := listWorks(t, sessions[tt.session]); got != tt.open {
+				t.Errorf("answered: %v, want %v", got, tt.open)
+			}
+		})
+	}
+	t.Run("sessions kept", func(t *testing.T) {
+		n := 0
+		for range srv.Sessions() {
+			n++
+		}
+		if n > max {
+			t.Errorf("%d sessions open, want at most %d", n, max)
+		}
+	})
+}
