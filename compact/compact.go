@@ -12,8 +12,18 @@ import (
 	"github.com/tmemhq/tmem/layout"
 )
 
-// LockName is the workspace-wide advisory lock a compaction holds.
+// LockName is the workspace-wide advisory lock a compaction holds alone
+// while it plans and applies, and dry runs share while they plan.
 const LockName = "compact"
+
+// runLockName is the workspace-wide lock a compaction that writes holds
+// from its start, so that a second one fails at once rather than waiting
+// as it does for dry runs.
+const runLockName = "compact-run"
+
+// dryRunWait bounds how long a compaction waits for the dry runs under
+// way (they only read, and take seconds at most) to let go of LockName.
+const dryRunWait = time.Minute
 
 // ErrLocked is returned when another compaction holds the workspace lock.
 var ErrLocked = errors.New("another tmem compact is running on this workspace")
@@ -259,12 +269,9 @@ func Run(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, erro
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
-	unlock, ok, err := ws.TryLockWorkspace(LockName)
+	unlock, err := lockRun(ctx, ws, &opts)
 	if err != nil {
-		return nil, fmt.Errorf("compact: %w", err)
-	}
-	if !ok {
-		return nil, ErrLocked
+		return nil, err
 	}
 	defer unlock()
 	res := &Result{DryRun: opts.DryRun, Plan: &Plan{Units: []Unit{}}, Written: []string{}, Deleted: []string{}}
@@ -315,6 +322,53 @@ func Run(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, erro
 		return res, stop
 	}
 	return res, failures(res)
+}
+
+// lockRun takes the locks of a run. A dry run shares LockName with other
+// dry runs and fails at once (ErrLocked) while a compaction holds it, so
+// that plans asked for at the same time (by agents over MCP, say) do not
+// refuse each other. A compaction takes runLockName (ErrLocked at once
+// while another compaction runs), then LockName alone, waiting up to
+// dryRunWait for the dry runs under way, so that a plan asked for as a
+// cron job starts does not make the job fail.
+func lockRun(ctx context.Context, ws *layout.Workspace, opts *Options) (unlock func(), err error) {
+	fl, err := ws.WorkspaceLock(LockName)
+	if err != nil {
+		return nil, fmt.Errorf("compact: %w", err)
+	}
+	if opts.DryRun {
+		ok, err := fl.TryRLock()
+		if err != nil || !ok {
+			return nil, lockFailed(err)
+		}
+		return func() { fl.Unlock() }, nil
+	}
+	unlockRun, ok, err := ws.TryLockWorkspace(runLockName)
+	if err != nil || !ok {
+		return nil, lockFailed(err)
+	}
+	ok, err = fl.TryLock()
+	if err == nil && !ok {
+		fmt.Fprintf(opts.Log, "compact: waiting for the dry runs under way (at most %s)\n", dryRunWait)
+		err = layout.WaitLock(ctx, fl, false, dryRunWait, dryRunWait, func() {})
+	}
+	if err != nil {
+		unlockRun()
+		if errors.Is(err, layout.ErrLocked) {
+			return nil, fmt.Errorf("%w: waited %s for %s/.tmp/locks/workspace-%s.lock, held by dry runs or an older tmem", ErrLocked, dryRunWait, layout.DirName, LockName)
+		}
+		return nil, fmt.Errorf("compact: %w", err)
+	}
+	return func() { fl.Unlock(); unlockRun() }, nil
+}
+
+// lockFailed is the error of a lock not taken: ErrLocked when another
+// process holds it.
+func lockFailed(err error) error {
+	if err != nil {
+		return fmt.Errorf("compact: %w", err)
+	}
+	return ErrLocked
 }
 
 // resume finishes an interrupted run's journal first; under DryRun it only

@@ -3,7 +3,8 @@
 // without losing a word: what it takes out of memory/ goes to the archive.
 //
 // Run is the entry point. It takes the workspace-wide "compact" lock (a
-// second run fails at once with ErrLocked), finishes the journal of an
+// second run fails at once with ErrLocked; dry runs share the lock, and a
+// run waits for those under way), finishes the journal of an
 // interrupted run if there is one, then plans and applies two pipelines
 // for each teammate:
 //

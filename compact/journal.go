@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"strings"
@@ -259,12 +260,9 @@ func (j *journal) archived(teammate string, d Delete) error {
 // archive on, their archive copy is checked, so a dropped unit leaves
 // either its sources or their copies; the next run plans afresh.
 func DropJournal(ws *layout.Workspace) (bool, error) {
-	unlock, ok, err := ws.TryLockWorkspace(LockName)
+	unlock, err := lockRun(context.Background(), ws, &Options{Log: io.Discard})
 	if err != nil {
-		return false, fmt.Errorf("compact: %w", err)
-	}
-	if !ok {
-		return false, ErrLocked
+		return false, err
 	}
 	defer unlock()
 	j := journal{ws: ws}

@@ -235,19 +235,6 @@ func TestConcurrentAppends(t *testing.T) {
 	t.Logf("%d compaction runs overlapped the appends", runs)
 }
 
-// TestLocked checks that a second compaction fails at once.
-func TestLocked(t *testing.T) {
-	ws := fromTxtar(t, "-- beacon/SOUL.md --\n"+soul)
-	unlock, ok, err := ws.TryLockWorkspace(LockName)
-	if err != nil || !ok {
-		t.Fatalf("take lock: %v %v", ok, err)
-	}
-	defer unlock()
-	if _, err := Run(context.Background(), ws, Options{Now: fixed(helperNow)}); !errors.Is(err, ErrLocked) {
-		t.Fatalf("got %v, want ErrLocked", err)
-	}
-}
-
 // TestKillWithModel kills a compaction whose summarizer never answers the
 // same way twice, after its journal is written, and reruns it with
 // another: the journal, not a second call to the model, finishes the

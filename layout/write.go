@@ -136,10 +136,7 @@ func syncDir(dir string) error {
 // Workspace locks live in their own namespace, so no teammate name can
 // collide with one.
 func (w *Workspace) TryLockWorkspace(name string) (unlock func(), ok bool, err error) {
-	if err := ValidateName(name); err != nil {
-		return nil, false, err
-	}
-	fl, err := w.lockFile("workspace-" + name)
+	fl, err := w.WorkspaceLock(name)
 	if err != nil {
 		return nil, false, err
 	}
@@ -148,6 +145,16 @@ func (w *Workspace) TryLockWorkspace(name string) (unlock func(), ok bool, err e
 		return nil, false, err
 	}
 	return func() { fl.Unlock() }, true, nil
+}
+
+// WorkspaceLock returns the workspace-wide lock named name (see
+// TryLockWorkspace) without taking it, for a caller that shares it or
+// waits for it.
+func (w *Workspace) WorkspaceLock(name string) (*flock.Flock, error) {
+	if err := ValidateName(name); err != nil {
+		return nil, err
+	}
+	return w.lockFile("workspace-" + name)
 }
 
 func (w *Workspace) lockFile(file string) (*flock.Flock, error) {
