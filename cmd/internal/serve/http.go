@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -123,10 +124,28 @@ func requireToken(token string, next http.Handler) http.Handler {
 	})
 }
 
+// httpLimits bound how long a client may hold a connection without
+// getting on with it.
+type httpLimits struct {
+	header time.Duration // to send a request's header
+	body   time.Duration // to send its body once the header came
+	idle   time.Duration // a kept-alive connection waits for its next request
+}
+
+// defaultHTTPLimits leave a slow link time to send the largest body the
+// SDK takes (4 MiB) and a client between calls time to come back on the
+// same connection.
+var defaultHTTPLimits = httpLimits{header: 10 * time.Second, body: time.Minute, idle: 2 * time.Minute}
+
 // RunHTTP serves h on ln until ctx is cancelled, then lets requests
-// under way finish (for up to 10 seconds).
+// under way finish (for up to 10 seconds). A request whose header or body
+// does not come in time, and a connection left idle, are closed.
 func RunHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	return runHTTP(ctx, ln, h, defaultHTTPLimits)
+}
+
+func runHTTP(ctx context.Context, ln net.Listener, h http.Handler, lim httpLimits) error {
+	hs := &http.Server{Handler: bodyDeadline(lim.body, h), ReadHeaderTimeout: lim.header, IdleTimeout: lim.idle}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -144,4 +163,35 @@ func RunHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
 		return serr
 	}
 	return nil
+}
+
+// bodyDeadline gives a request d to send its body. The deadline is lifted
+// once the body is read, so that a long answer (an SSE stream) is not cut:
+// http.Server's ReadTimeout would cut it.
+func bodyDeadline(d time.Duration, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			rc := http.NewResponseController(w)
+			if rc.SetReadDeadline(time.Now().Add(d)) == nil {
+				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// deadlineBody lifts the connection's read deadline at the end of the
+// body.
+type deadlineBody struct {
+	io.ReadCloser
+	rc *http.ResponseController
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && b.rc != nil {
+		_ = b.rc.SetReadDeadline(time.Time{}) // a closed connection is the next read's error
+		b.rc = nil
+	}
+	return n, err
 }

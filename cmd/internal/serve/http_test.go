@@ -1,8 +1,12 @@
 package serve
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -124,6 +128,77 @@ func TestHTTPSessionCap(t *testing.T) {
 		}
 		if n > max {
 			t.Errorf("%d sessions open, want at most %d", n, max)
+		}
+	})
+}
+
+// closedByServer reports whether the server closes conn (after answering
+// or not) within a minute, far past the limits under test.
+func closedByServer(t *testing.T, conn net.Conn) bool {
+	t.Helper()
+	if err := conn.SetReadDeadline(time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := io.Copy(io.Discard, conn)
+	var ne net.Error
+	return !errors.As(err, &ne) || !ne.Timeout()
+}
+
+// TestHTTPLimits checks that a client that never finishes its request,
+// or leaves its connection idle, does not hold the connection for good,
+// and that a session works within the limits.
+func TestHTTPLimits(t *testing.T) {
+	srv := exampleService(t).Server()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- runHTTP(ctx, ln, httpHandler(srv, "", maxHTTPSessions), httpLimits{header: 200 * time.Millisecond, body: 200 * time.Millisecond, idle: 200 * time.Millisecond})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("runHTTP: %v", err)
+		}
+	})
+	addr := ln.Addr().String()
+	head := "POST /mcp HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+	tests := []struct {
+		name, send string
+		answered   bool // read the answer before waiting for the close
+	}{
+		{"header never finishes", head, false},
+		{"body never finishes", head + "Content-Length: 1000\r\n\r\n{\"jsonrpc\":", false},
+		{"idle after an answer", "GET /elsewhere HTTP/1.1\r\nHost: " + addr + "\r\n\r\n", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if _, err := io.WriteString(conn, tt.send); err != nil {
+				t.Fatal(err)
+			}
+			if tt.answered {
+				resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+			}
+			if !closedByServer(t, conn) {
+				t.Error("the server still holds the connection")
+			}
+		})
+	}
+	t.Run("a session works", func(t *testing.T) {
+		if !listWorks(t, connectHTTP(t, "http://"+addr+HTTPPath)) {
+			t.Error("memory_list was not answered")
 		}
 	})
 }
