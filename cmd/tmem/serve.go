@@ -130,7 +130,7 @@ func (f *factory) serve(ctx context.Context, opts *serveOptions) error {
 	if !f.quiet {
 		fmt.Fprintf(f.stderr, "tmem: serving MCP on http://%s%s\n", ln.Addr(), serve.HTTPPath)
 	}
-	return serve.RunHTTP(ctx, ln, svc.HTTPHandler(f.getenv("TMEM_TOKEN")))
+	return svc.RunHTTP(ctx, ln, f.getenv("TMEM_TOKEN"))
 }
 
 // listen opens the --http address, checked as ListenHTTP checks it; nil

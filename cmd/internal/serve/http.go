@@ -60,17 +60,11 @@ func loopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// HTTPHandler serves the tools over streamable HTTP at HTTPPath. It keeps
-// the MCP SDK's DNS rebinding protection (a request that reached a
-// loopback address with a foreign Host is refused), refuses cross-origin
-// browser requests, and checks the bearer token when one is set.
-//
-// At most maxHTTPSessions sessions stay open: a new one closes the least
-// recently used.
-func (s *Service) HTTPHandler(token string) http.Handler {
-	return httpHandler(s.Server(), token, maxHTTPSessions)
-}
-
+// httpHandler serves srv's tools over streamable HTTP at HTTPPath. It
+// refuses a request that reached a loopback address with a foreign Host
+// (DNS rebinding) and cross-origin browser requests, checks the bearer
+// token when one is set, and keeps at most maxSessions sessions open (a
+// new one closes the least recently used).
 func httpHandler(srv *mcp.Server, token string, maxSessions int) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	mux := http.NewServeMux()
@@ -125,27 +119,39 @@ func requireToken(token string, next http.Handler) http.Handler {
 }
 
 // httpLimits bound how long a client may hold a connection without
-// getting on with it.
+// getting on with it, and how long a shutdown waits.
 type httpLimits struct {
 	header time.Duration // to send a request's header
 	body   time.Duration // to send its body once the header came
 	idle   time.Duration // a kept-alive connection waits for its next request
+	grace  time.Duration // a shutdown waits for the requests under way
 }
 
 // defaultHTTPLimits leave a slow link time to send the largest body the
 // SDK takes (4 MiB) and a client between calls time to come back on the
 // same connection.
-var defaultHTTPLimits = httpLimits{header: 10 * time.Second, body: time.Minute, idle: 2 * time.Minute}
+var defaultHTTPLimits = httpLimits{header: 10 * time.Second, body: time.Minute, idle: 2 * time.Minute, grace: 10 * time.Second}
 
-// RunHTTP serves h on ln until ctx is cancelled, then lets requests
-// under way finish (for up to 10 seconds). A request whose header or body
-// does not come in time, and a connection left idle, are closed.
-func RunHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
-	return runHTTP(ctx, ln, h, defaultHTTPLimits)
+// RunHTTP serves the tools over streamable HTTP at HTTPPath on ln (see
+// httpHandler; token may be empty) until ctx is cancelled. A request
+// whose header or body does not come in time, and a connection left idle,
+// are closed. At the end the sessions are closed, each once the calls
+// under way in it are answered, which ends their clients' SSE streams;
+// requests still running after 10 seconds are cut.
+func (s *Service) RunHTTP(ctx context.Context, ln net.Listener, token string) error {
+	return s.runHTTP(ctx, ln, token, defaultHTTPLimits)
 }
 
-func runHTTP(ctx context.Context, ln net.Listener, h http.Handler, lim httpLimits) error {
+func (s *Service) runHTTP(ctx context.Context, ln net.Listener, token string, lim httpLimits) error {
+	srv := s.Server()
+	return serveHTTP(ctx, ln, httpHandler(srv, token, maxHTTPSessions), lim, func() { closeSessions(srv) })
+}
+
+// serveHTTP serves h on ln until ctx is cancelled, then calls atShutdown
+// beside the shutdown.
+func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, lim httpLimits, atShutdown func()) error {
 	hs := &http.Server{Handler: bodyDeadline(lim.body, h), ReadHeaderTimeout: lim.header, IdleTimeout: lim.idle}
+	hs.RegisterOnShutdown(atShutdown)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -153,7 +159,7 @@ func runHTTP(ctx context.Context, ln net.Listener, h http.Handler, lim httpLimit
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lim.grace)
 	defer cancel()
 	err := hs.Shutdown(sctx)
 	if errors.Is(err, context.DeadlineExceeded) {
@@ -163,6 +169,16 @@ func runHTTP(ctx context.Context, ln net.Listener, h http.Handler, lim httpLimit
 		return serr
 	}
 	return nil
+}
+
+// closeSessions closes srv's sessions. A client's standalone SSE stream
+// (the GET that waits for messages from the server) ends only so: a
+// shutdown that waited for it would wait out its grace whenever a client
+// is connected.
+func closeSessions(srv *mcp.Server) {
+	for ss := range srv.Sessions() {
+		ss.Close() // after the calls under way are answered
+	}
 }
 
 // bodyDeadline gives a request d to send its body. The deadline is lifted

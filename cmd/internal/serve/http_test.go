@@ -148,7 +148,7 @@ func closedByServer(t *testing.T, conn net.Conn) bool {
 // or leaves its connection idle, does not hold the connection for good,
 // and that a session works within the limits.
 func TestHTTPLimits(t *testing.T) {
-	srv := exampleService(t).Server()
+	svc := exampleService(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +156,8 @@ func TestHTTPLimits(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- runHTTP(ctx, ln, httpHandler(srv, "", maxHTTPSessions), httpLimits{header: 200 * time.Millisecond, body: 200 * time.Millisecond, idle: 200 * time.Millisecond})
+		lim := httpLimits{header: 200 * time.Millisecond, body: 200 * time.Millisecond, idle: 200 * time.Millisecond, grace: time.Minute}
+		done <- svc.runHTTP(ctx, ln, "", lim)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -201,4 +202,80 @@ func TestHTTPLimits(t *testing.T) {
 			t.Error("memory_list was not answered")
 		}
 	})
+}
+
+// mcpPost posts one JSON-RPC message in session id ("" for none) and
+// returns the response's session ID.
+func mcpPost(t *testing.T, url, id, msg string) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(msg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if id != "" {
+		req.Header.Set(sessionHeader, id)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("%s: status %d", msg, resp.StatusCode)
+	}
+	return resp.Header.Get(sessionHeader)
+}
+
+// TestHTTPShutdown stops a server whose client waits on its standalone
+// SSE stream, as MCP clients do between calls: the shutdown ends the
+// stream instead of waiting out its grace (an hour here) for it.
+func TestHTTPShutdown(t *testing.T) {
+	svc := exampleService(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		lim := defaultHTTPLimits
+		lim.grace = time.Hour
+		done <- svc.runHTTP(ctx, ln, "", lim)
+	}()
+	url := "http://" + ln.Addr().String() + HTTPPath
+	id := mcpPost(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	mcpPost(t, url, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set(sessionHeader, id)
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	if stream.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: status %d", stream.StatusCode)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("runHTTP: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the shutdown still waits for the client's stream after a minute")
+	}
+	if _, err := io.Copy(io.Discard, stream.Body); err != nil {
+		t.Errorf("the stream did not end cleanly: %v", err)
+	}
 }
