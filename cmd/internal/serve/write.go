@@ -197,8 +197,21 @@ func (s *Service) CompactPlan(ctx context.Context, in CompactPlanInput) (Compact
 	if err != nil {
 		return CompactPlanOutput{}, err
 	}
-	out := CompactPlanOutput{Units: []PlannedUnit{}, Failed: res.Plan.Failed, Kept: res.Plan.Kept, Merges: res.Plan.Merges, Notes: res.Notes}
+	return planOutput(res, names), nil
+}
+
+// planOutput is res as a tool result, with only the teammates in names
+// (all when nil). A dry run that finds an interrupted compaction's
+// journal shows what is left of that plan, whoever it was for: a session
+// must not see units of teammates it cannot read.
+func planOutput(res *compact.Result, names []string) CompactPlanOutput {
+	mine := func(teammate string) bool { return names == nil || contains(names, teammate) }
+	owner := func(p string) string { t, _, _ := strings.Cut(p, "/"); return t }
+	out := CompactPlanOutput{Units: []PlannedUnit{}, Notes: res.Notes}
 	for _, u := range res.Plan.Units {
+		if !mine(u.Teammate) {
+			continue
+		}
 		pu := PlannedUnit{ID: u.ID, Kind: string(u.Kind), Writes: []string{}, Deletes: []string{}}
 		for _, w := range u.Writes {
 			pu.Writes = append(pu.Writes, w.Path)
@@ -208,5 +221,23 @@ func (s *Service) CompactPlan(ctx context.Context, in CompactPlanInput) (Compact
 		}
 		out.Units = append(out.Units, pu)
 	}
-	return out, nil
+	for _, f := range res.Plan.Failed {
+		if mine(owner(f.Unit)) {
+			out.Failed = append(out.Failed, f)
+		}
+	}
+	for _, k := range res.Plan.Kept {
+		if mine(owner(k.Path)) {
+			out.Kept = append(out.Kept, k)
+		}
+	}
+	for _, m := range res.Plan.Merges {
+		if mine(m.Teammate) {
+			out.Merges = append(out.Merges, m)
+		}
+	}
+	if res.Resumed {
+		out.Notes = append(out.Notes, "an interrupted compaction is pending: these units are what is left of its plan, which the next tmem compact finishes before it plans anew")
+	}
+	return out
 }
