@@ -130,11 +130,17 @@ func docSections(d *layout.Doc, key string) []section {
 	return out
 }
 
+// entryMarkdown is a section of an existing summary as its lines read:
+// en.Text has lost only its blank lines around it, so a line's leading
+// indent and trailing spaces (two are a hard line break) stay as written.
 func entryMarkdown(en layout.Entry) string {
-	if en.Heading == "" {
-		return strings.TrimSpace(en.Text)
+	switch {
+	case en.Heading == "":
+		return en.Text
+	case en.Text == "":
+		return "## " + en.Heading
 	}
-	return strings.TrimSpace("## " + en.Heading + "\n\n" + en.Text)
+	return "## " + en.Heading + "\n\n" + en.Text
 }
 
 // sourceSections turns one source into sections: a daily log into its
