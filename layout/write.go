@@ -411,7 +411,7 @@ func memoryBytes(rel string, old []byte, exists bool, m Memory, body string, mod
 		}
 		fields = updatedFields(d, m, mode)
 		if mode == ModeOverwrite {
-			d.Body = []byte("\n" + body + "\n")
+			d.Body = []byte(bodyLead(d) + body + "\n")
 		} else {
 			d.Body = appendBlock(d.Body, body)
 		}
@@ -422,6 +422,25 @@ func memoryBytes(rel string, old []byte, exists bool, m Memory, body string, mod
 		}
 	}
 	return KeepLineEndings(old, d.Bytes()), nil
+}
+
+// bodyLead is what goes between the frontmatter and a body that replaces
+// d's: the blank lines d's body starts with, as written (none when the
+// person wrote the text right under the closing "---"), or one blank line
+// when d has no frontmatter yet or no text to take it from.
+func bodyLead(d *Doc) string {
+	rest := string(d.Body)
+	if !d.HasMeta || strings.TrimSpace(rest) == "" {
+		return "\n"
+	}
+	lead := 0
+	for {
+		line, after, found := strings.Cut(rest[lead:], "\n")
+		if !found || strings.TrimSpace(line) != "" {
+			return rest[:lead]
+		}
+		lead = len(rest) - len(after)
+	}
 }
 
 // updatedFields are the frontmatter fields a write in mode changes on an

@@ -127,6 +127,43 @@ func TestWriteMemoryModes(t *testing.T) {
 	}
 }
 
+// TestWriteMemoryOverwriteKeepsBodyLead: an overwrite replaces the body
+// and keeps what separates it from the frontmatter as the person wrote it,
+// so the diff shows the body's lines and nothing else.
+func TestWriteMemoryOverwriteKeepsBodyLead(t *testing.T) {
+	const fm = "---\nname: Billing\ndescription: d\ntype: project\n---\n"
+	tests := []struct {
+		name, old, want string
+	}{
+		{"no blank line", fm + "# Billing\n\nOld.\n", fm + "New.\n"},
+		{"one blank line", fm + "\nOld.\n", fm + "\nNew.\n"},
+		{"two blank lines", fm + "\n\nOld.\n", fm + "\n\nNew.\n"},
+		{"CRLF, no blank line", strings.ReplaceAll(fm+"Old.\n", "\n", "\r\n"), strings.ReplaceAll(fm+"New.\n", "\n", "\r\n")},
+		{"empty body", fm, fm + "\nNew.\n"},
+		{"no frontmatter", "Old.\n", "---\nname: Billing\ntype: project\ndescription: d\n---\n\nNew.\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := newWorkspace(t, "beacon")
+			rel := "beacon/memory/project_billing.md"
+			if err := os.WriteFile(ws.Abs(rel), []byte(tt.old), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			m := Memory{Type: "project", Topic: "billing", Name: "Billing", Description: "d", Body: "New."}
+			if _, err := ws.WriteMemory(context.Background(), "beacon", m, ModeOverwrite); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(ws.Abs(rel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("overwrite of %q gave\n%q, want\n%q", tt.old, got, tt.want)
+			}
+		})
+	}
+}
+
 func readDoc(t *testing.T, ws *Workspace, rel string) *Doc {
 	t.Helper()
 	src, err := os.ReadFile(ws.Abs(rel))
