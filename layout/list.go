@@ -92,7 +92,9 @@ func (w *Workspace) listed(teammate string) ([]File, error) {
 
 // describe fills name, type and date from the file's frontmatter; a name
 // written on several lines is given on one, and a secret in it as
-// [REDACTED:kind].
+// [REDACTED:kind]. Frontmatter that is not valid YAML is read as
+// "key: value" lines, as recall and context read it, so all three show the
+// same name; the YAML error is then the listing's Error.
 func (w *Workspace) describe(fl File, it *Listing) {
 	if fl.Size > MaxFileSize {
 		it.Error = (&ParseError{Path: fl.Path, Err: fmt.Errorf("file is over the %d-byte limit; not parsed", MaxFileSize)}).Error()
@@ -103,10 +105,13 @@ func (w *Workspace) describe(fl File, it *Listing) {
 		it.Error = err.Error()
 		return
 	}
-	d, err := Parse(fl.Path, src)
+	d, problem, err := ParseLenient(fl.Path, src)
 	if err != nil {
 		it.Error = err.Error()
 		return
+	}
+	if problem != nil {
+		it.Error = problem.Error() + "; its frontmatter was read as key: value lines"
 	}
 	it.Name = strings.Join(strings.Fields(d.Get("name")), " ") // one line, as list prints it
 	it.Name, _ = secrets.Redact(it.Name)

@@ -143,3 +143,40 @@ func TestListNamesOnOneLine(t *testing.T) {
 		t.Errorf("name %q, want %q", items[0].Name, want)
 	}
 }
+
+// TestListReadsBadFrontmatterLeniently: a memory whose frontmatter is not
+// valid YAML is listed under the name recall and context read from it,
+// with the YAML error said alongside.
+func TestListReadsBadFrontmatterLeniently(t *testing.T) {
+	tests := []struct {
+		name, src          string
+		wantName, wantType string
+		wantErr            string // "" for none
+	}{
+		{"valid YAML", "---\nname: \"Ingest: carrier events\"\ndescription: d\ntype: project\n---\nBody.\n",
+			"Ingest: carrier events", "project", ""},
+		{"unquoted colon in the name", "---\nname: Ingest: carrier events\ndescription: d\ntype: reference\n---\nBody.\n",
+			"Ingest: carrier events", "reference", "project_ingest.md:2: bad frontmatter"},
+		{"frontmatter never closed", "---\nname: Ingest: carrier events\nBody.\n",
+			"", "project", "project_ingest.md:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := newWorkspace(t, "beacon")
+			if err := ws.WriteFile("beacon/memory/project_ingest.md", []byte(tt.src)); err != nil {
+				t.Fatal(err)
+			}
+			items, err := ws.List("beacon", KindTyped)
+			if err != nil || len(items) != 1 {
+				t.Fatalf("List = %v, %v", items, err)
+			}
+			it := items[0]
+			if it.Name != tt.wantName || it.Type != tt.wantType {
+				t.Errorf("name %q, type %q; want %q, %q", it.Name, it.Type, tt.wantName, tt.wantType)
+			}
+			if tt.wantErr == "" && it.Error != "" || !strings.Contains(it.Error, tt.wantErr) {
+				t.Errorf("error %q, want one holding %q", it.Error, tt.wantErr)
+			}
+		})
+	}
+}
