@@ -71,7 +71,10 @@ always included.`,
 	fl.IntVarP(&opts.k, "k", "k", 10, "number of hits")
 	fl.BoolVar(&opts.noSync, "no-sync", false, "search the index as it is, without syncing it with the files")
 	fl.IntVar(&opts.recencyDepth, "recency-depth", recall.DefaultRanking.RecencyDepth, "most recent weekly summaries always included (0: none)")
-	fl.StringToStringVar(&opts.boost, "boost", nil, "score multiplier per kind, e.g. typed=1.3,daily=0.9 (defaults: "+boostDefaults()+")")
+	fl.StringToStringVar(&opts.boost, "boost", nil, "score multiplier per kind, e.g. typed=1.3,daily=0.9; a kind not given keeps its default")
+	// The flag starts empty and rankingFlag lays what it is given over the
+	// defaults: help shows those, once, where it shows every default.
+	fl.Lookup("boost").DefValue = boostDefaults()
 	cmd.MarkFlagsMutuallyExclusive("teammate", "all")
 	return cmd
 }
