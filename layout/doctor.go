@@ -145,23 +145,30 @@ func (w *Workspace) checkFile(f File) []Finding {
 			out = append(out, add(d.TitleLine, SevError, "title %q does not match the file name's date %s", d.Title, f.Date.Format(DateLayout)))
 		}
 	case KindTyped:
-		typ := d.Get("type")
-		switch {
-		case !d.HasMeta:
-			out = append(out, add(1, SevError, "typed memory has no frontmatter (want name, description, type)"))
-		case typ == "":
-			out = append(out, add(1, SevError, "frontmatter has no type (want one of %s)", strings.Join(Types, ", ")))
-		case !KnownType(typ):
-			out = append(out, add(1, SevWarning, "unknown memory type %q (known: %s); the file is kept and indexed as is", typ, strings.Join(Types, ", ")))
-		}
-		if d.HasMeta && d.Get("name") == "" {
-			out = append(out, add(1, SevWarning, "frontmatter has no name"))
-		}
-		if typ != "" && f.Type != "" && typ != f.Type {
-			out = append(out, add(1, SevWarning, "file name says type %q but frontmatter says %q", f.Type, typ))
-		}
+		out = append(out, checkTyped(f, d, add)...)
+		out = append(out, w.topicFindings(f)...)
 	case KindWeekly, KindMonthly:
 		out = append(out, checkSummary(f, d, add)...)
+	}
+	return out
+}
+
+func checkTyped(f File, d *Doc, add func(int, string, string, ...interface{}) Finding) []Finding {
+	var out []Finding
+	typ := d.Get("type")
+	switch {
+	case !d.HasMeta:
+		out = append(out, add(1, SevError, "typed memory has no frontmatter (want name, description, type)"))
+	case typ == "":
+		out = append(out, add(1, SevError, "frontmatter has no type (want one of %s)", strings.Join(Types, ", ")))
+	case !KnownType(typ):
+		out = append(out, add(1, SevWarning, "unknown memory type %q (known: %s); the file is kept and indexed as is", typ, strings.Join(Types, ", ")))
+	}
+	if d.HasMeta && d.Get("name") == "" {
+		out = append(out, add(1, SevWarning, "frontmatter has no name"))
+	}
+	if typ != "" && f.Type != "" && typ != f.Type {
+		out = append(out, add(1, SevWarning, "file name says type %q but frontmatter says %q", f.Type, typ))
 	}
 	return out
 }

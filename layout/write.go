@@ -351,7 +351,10 @@ type Memory struct {
 }
 
 // WriteMemory writes memory/<type>_<topic>.md for the teammate, under its
-// lock, and returns the workspace-relative path. With the Stamped option
+// lock, and returns the workspace-relative path. When that file is not
+// there but one typed memory of the type has a topic that reads the same
+// once slugged (feedback_No-Mocks.md for "no mocks"), it is written to
+// instead; several such files are an error (see typedTarget). With the Stamped option
 // the body written or appended starts with a stamp for m.At. A topic, name,
 // description or body that looks like it holds a secret is refused with a
 // *SecretError unless opts include AllowSecrets.
@@ -383,7 +386,10 @@ func (w *Workspace) WriteMemory(ctx context.Context, name string, m Memory, mode
 	if err != nil {
 		return "", err
 	}
-	rel := TypedPath(name, m.Type, slug)
+	rel, err := w.typedTarget(name, m.Type, slug)
+	if err != nil {
+		return "", err
+	}
 	err = w.update(ctx, name, rel, func(old []byte, exists bool) ([]byte, error) {
 		return memoryBytes(rel, old, exists, m, stamped(opts, m.At, body), mode)
 	})

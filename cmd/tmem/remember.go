@@ -22,7 +22,9 @@ func newRememberCmd(f *factory) *cobra.Command {
 		Short: "Write a typed memory (memory/<type>_<topic>.md)",
 		Long: `Write a typed memory with name, description and type frontmatter. TYPE is
 user, feedback, project or reference; TOPIC is slugged into the file name
-("Deploy pipeline" → deploy_pipeline). An existing memory is never replaced
+("Deploy pipeline" → deploy_pipeline); a memory renamed by hand whose topic
+reads the same once slugged (feedback_No-Mocks.md) is found and written to,
+never renamed, when it is the only one. An existing memory is never replaced
 silently: --mode append adds the body to it, --mode overwrite (or --force)
 replaces its body and name, keeping any other frontmatter fields. A topic,
 name, description or body that looks like it holds a secret is refused
