@@ -35,7 +35,8 @@ func (f Finding) String() string {
 // Check reads every memory file of the workspace and reports what is
 // wrong: frontmatter that does not parse, unknown or missing types,
 // misnamed files, empty files, invalid UTF-8, byte order marks, oversized
-// files, secrets, merge conflict markers. It never stops at the first bad
+// files, secrets, merge conflict markers, lines such as "##Heading" that
+// were surely meant as headings. It never stops at the first bad
 // file. It also walks the folders (see checkTree) for files that are not
 // regular, links that lead outside and temp files left behind.
 func (w *Workspace) Check() ([]Finding, error) {
@@ -139,6 +140,7 @@ func (w *Workspace) checkFile(f File) []Finding {
 		return append(out, add(0, SevError, "%v", err))
 	}
 	out = append(out, repeatedKeyFindings(f.Path, d)...)
+	out = append(out, headingSlipFindings(f.Path, d)...)
 	switch f.Kind {
 	case KindDaily:
 		if !f.Date.IsZero() && d.Title != "" && d.Title != f.Date.Format(DateLayout) {

@@ -5,6 +5,8 @@ import (
 	"testing"
 )
 
+const slipMessage = "warning: this line is not a heading: Markdown needs a space after the #s, so it is read as text of the entry it sits in; if a heading is meant, put a space after the #s (\"## Title\")"
+
 // TestDoctorHandEdits: doctor names the line of slips people make when
 // they edit memory files by hand, and stays quiet about a clean file.
 func TestDoctorHandEdits(t *testing.T) {
@@ -25,6 +27,27 @@ func TestDoctorHandEdits(t *testing.T) {
 			path: "beacon/memory/2026-03-09.md",
 			src:  "\n\n---\nmood: ok\nmood: tired\n---\n# 2026-03-09\n",
 			want: []string{`beacon/memory/2026-03-09.md:5: warning: frontmatter sets "mood" again (first at line 4): tmem reads the first value and other tools may take the last; keep one`},
+		},
+		{
+			name: "a heading without its space",
+			path: "beacon/memory/2026-03-10.md",
+			src:  "# 2026-03-10\n\n##Deploy\n\ntext\n\n  ###Details\nmore text\n",
+			want: []string{
+				"beacon/memory/2026-03-10.md:3: " + slipMessage,
+				"beacon/memory/2026-03-10.md:7: " + slipMessage,
+			},
+		},
+		{
+			name: "a heading without its space after frontmatter, in a paragraph",
+			path: "beacon/memory/feedback_slip.md",
+			src:  "---\nname: x\ndescription: y\ntype: feedback\n---\nThe rule.\n##Why\n",
+			want: []string{"beacon/memory/feedback_slip.md:7: " + slipMessage},
+		},
+		{
+			name: "hashes that are no slip",
+			path: "beacon/memory/2026-03-11.md",
+			src: "# 2026-03-11\n\n## Deploy\n\n```sh\n##not a heading in a fence\n```\n\n    ##indented code\n\n" +
+				"<!--\n##in a comment\n-->\n\n#decision tagged\n\n- ##in a list item\n\n> ##quoted\n\n####### seven\n\n##\n",
 		},
 		{
 			name: "distinct keys",
