@@ -15,6 +15,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/layout/layouttest"
 )
 
 // TestJournalThatCannotApply checks that an interrupted run whose journal
@@ -267,5 +268,63 @@ func check(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCancelStopsBetweenUnits cancels a run while it applies its plan, as
+// SIGTERM from cron or systemd does: the run stops before its next unit,
+// says so, leaves its journal, and the next run finishes it with the
+// result of a run never stopped. Before, the apply phase never looked at
+// the context and ran to the end, so tmem waited out its grace period and
+// exited in the middle of a write.
+func TestCancelStopsBetweenUnits(t *testing.T) {
+	base := genWorkspace(t, day("2026-10-05"), day("2026-11-15"), 3, nil)
+	ref := layouttest.Copy(t, base.Root)
+	total := 0
+	if _, err := Run(context.Background(), ref, Options{Now: fixed("2026-11-18"), afterStep: func(n int) { total = n }}); err != nil {
+		t.Fatal(err)
+	}
+	want := snapshot(t, ref)
+	tests := []struct {
+		name  string
+		after int
+	}{
+		{"after the journal is written", 1},
+		{"after the first write", 2},
+		{"in the middle", total / 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := layouttest.Copy(t, base.Root)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			last := 0
+			opts := Options{Now: fixed("2026-11-18"), afterStep: func(n int) {
+				last = n
+				if n == tt.after {
+					cancel()
+				}
+			}}
+			_, err := Run(ctx, ws, opts)
+			if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "left to the next run") {
+				t.Fatalf("err = %v, want a stop that says units are left", err)
+			}
+			if last >= total {
+				t.Errorf("the cancelled run took all %d steps", last)
+			}
+			if _, err := ws.Lstat(journalPath); err != nil {
+				t.Fatalf("no journal left for the next run: %v", err)
+			}
+			res, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-18")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Resumed {
+				t.Error("the next run did not resume the journal")
+			}
+			if got := snapshot(t, ws); got != want {
+				t.Errorf("after a stop and a rerun the tree differs from a run never stopped:\n%s", diffLines(want, got))
+			}
+		})
 	}
 }

@@ -115,12 +115,15 @@ func (j *journal) markDone(id string) error {
 // res.Failed with its teammate's later units, and the other teammates'
 // units go on; the journal is retired all the same, which is as safe as
 // DropJournal, so the next run plans the failed units afresh instead of
-// failing on them before it compacts anyone. A cancelled run, or a
-// teammate's lock held past the wait, stops at once and leaves the
-// journal for the next run to finish.
+// failing on them before it compacts anyone. A cancelled run stops before
+// its next unit, and a teammate's lock held past the wait stops it at
+// once; either leaves the journal for the next run to finish.
 func (j *journal) apply(ctx context.Context, p *Plan, res *Result) error {
 	failed := map[string]string{} // teammate → the unit of theirs that failed
-	for _, u := range p.Units {
+	for i, u := range p.Units {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("compact: stopped with %d of %d unit(s) left to the next run: %w", len(p.Units)-i, len(p.Units), err)
+		}
 		if first, ok := failed[u.Teammate]; ok {
 			res.Failed = append(res.Failed, Failure{Unit: u.ID, Error: "not applied after " + first + " failed; the next run plans it again"})
 			continue
