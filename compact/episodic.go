@@ -78,6 +78,9 @@ func (pl *planner) completedWeeks() ([]*weekInfo, error) {
 			if err == nil {
 				err = layout.CheckText(f.Path, b)
 			}
+			if err == nil {
+				err = unresolved(f.Path, b)
+			}
 			if err != nil {
 				pl.skip(f.Path, err)
 				continue
@@ -120,6 +123,9 @@ func (pl *planner) startSummary(id, rel string, kind Kind) (doc *layout.Doc, src
 func (pl *planner) readSummary(rel string) (*layout.Doc, *memFile, error) {
 	mf, err := pl.file(rel)
 	if err != nil || !mf.Exists {
+		return nil, mf, err
+	}
+	if err := unresolved(rel, mf.Content); err != nil {
 		return nil, mf, err
 	}
 	d, err := layout.Parse(rel, mf.Content)

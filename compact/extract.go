@@ -159,12 +159,13 @@ func (pl *planner) closest(f fact) (best string, held bool, err error) {
 	return best, false, nil
 }
 
-// typedPaths lists the planned typed memories of one type, by path.
+// typedPaths lists the planned typed memories of one type, by path; one
+// with merge conflict markers is left out, so no fact is added to it.
 func (pl *planner) typedPaths(typ string) []string {
 	var out []string
 	for rel, mf := range pl.overlay {
 		f := layout.Classify(pl.name, "memory", pl.memRel(rel))
-		if mf.Exists && f.Kind == layout.KindTyped && f.Type == typ && !strings.Contains(pl.memRel(rel), "/") {
+		if mf.Exists && f.Kind == layout.KindTyped && f.Type == typ && !strings.Contains(pl.memRel(rel), "/") && unresolved(rel, mf.Content) == nil {
 			out = append(out, rel)
 		}
 	}

@@ -60,7 +60,11 @@ func planTeammate(ctx context.Context, ws *layout.Workspace, o *Options, name st
 	pl.skipUnusable(unusable)
 	for _, f := range files {
 		if f.Kind == layout.KindTyped && f.NameErr == "" || f.Kind == layout.KindWisdom {
-			if _, err := pl.file(f.Path); err != nil {
+			mf, err := pl.file(f.Path)
+			if err == nil && f.Kind == layout.KindTyped {
+				err = unresolved(f.Path, mf.Content)
+			}
+			if err != nil {
 				pl.skip(f.Path, err)
 			}
 		}
@@ -162,6 +166,11 @@ func (ub *unit) write(rel string, content []byte) error {
 	if err != nil {
 		return err
 	}
+	if mf.Exists && !archiveFile(rel) {
+		if err := unresolved(rel, mf.Content); err != nil {
+			return err
+		}
+	}
 	if _, ok := ub.before[rel]; !ok {
 		ub.before[rel] = mf.Last
 		ub.saved[rel] = *mf
@@ -169,7 +178,7 @@ func (ub *unit) write(rel string, content []byte) error {
 	}
 	// A file saved with CRLF keeps them; archive files are left alone:
 	// their sections hold their sources' bytes exactly.
-	if mf.Exists && !strings.Contains(rel, "/memory/"+layout.ArchiveDir+"/") {
+	if mf.Exists && !archiveFile(rel) {
 		content = layout.KeepLineEndings(mf.Content, content)
 	}
 	mf.Content, mf.Exists, mf.Fresh = content, true, true

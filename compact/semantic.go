@@ -179,6 +179,9 @@ func (pl *planner) readWisdom() (*wisdomDoc, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := unresolved(rel, mf.Content); err != nil {
+		return nil, err
+	}
 	content := mf.Content
 	if !mf.Exists {
 		if content, err = templates.Read(pl.ws.Templates(), templates.Wisdom); err != nil {
@@ -211,6 +214,9 @@ func (pl *planner) memories() []*memory {
 		f := layout.Classify(pl.name, "memory", fn)
 		if !mf.Exists || strings.Contains(fn, "/") || f.Kind != layout.KindTyped || f.NameErr != "" || !want[f.Type] {
 			continue
+		}
+		if unresolved(p, mf.Content) != nil {
+			continue // reported when read; cited as it is until resolved
 		}
 		d, err := layout.Parse(p, mf.Content)
 		if err != nil {
@@ -437,6 +443,9 @@ func (pl *planner) citedSource(c citation, byFile map[string]*memory) (Source, b
 	rel := pl.name + "/memory/" + c.Path
 	mf, err := pl.file(rel)
 	if err != nil || !mf.Exists {
+		return Source{}, false, err
+	}
+	if err := unresolved(rel, mf.Content); err != nil {
 		return Source{}, false, err
 	}
 	d, err := layout.Parse(rel, mf.Content)
