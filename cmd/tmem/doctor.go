@@ -93,12 +93,17 @@ func (f *factory) findings(ws *layout.Workspace) (findings []layout.Finding, fai
 	return append(findings, merge.Check(ws)...), failed, nil
 }
 
-// printFindings prints findings as JSON under --json, else one per line.
+// printFindings prints findings as JSON under --json, else one per line;
+// under --quiet the info lines are left out, so that a clean workspace
+// prints nothing (a cron job mails only what needs a person).
 func (f *factory) printFindings(findings []layout.Finding) error {
 	if f.json {
 		return f.printJSON(findings)
 	}
 	for _, fd := range findings {
+		if f.quiet && fd.Severity == layout.SevInfo {
+			continue
+		}
 		fmt.Fprintln(f.stdout, fd.String())
 	}
 	return nil
