@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"sort"
+	"syscall"
 	"time"
 
 	"github.com/tmemhq/tmem/layout"
@@ -269,12 +270,12 @@ func Run(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, erro
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
-	unlock, err := lockRun(ctx, ws, &opts)
+	res := &Result{DryRun: opts.DryRun, Plan: &Plan{Units: []Unit{}}, Written: []string{}, Deleted: []string{}}
+	unlock, err := lockRun(ctx, ws, &opts, res)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	res := &Result{DryRun: opts.DryRun, Plan: &Plan{Units: []Unit{}}, Written: []string{}, Deleted: []string{}}
 	if opts.DryRun && opts.summarizer != opts.Summarizer {
 		res.Notes = append(res.Notes, "dry run: summaries are shown as the extractive summarizer writes them; the configured summarizer was not run")
 	}
@@ -324,24 +325,18 @@ func Run(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, erro
 	return res, failures(res)
 }
 
-// lockRun takes the locks of a run. A dry run shares LockName with other
-// dry runs and fails at once (ErrLocked) while a compaction holds it, so
-// that plans asked for at the same time (by agents over MCP, say) do not
-// refuse each other. A compaction takes runLockName (ErrLocked at once
-// while another compaction runs), then LockName alone, waiting up to
-// dryRunWait for the dry runs under way, so that a plan asked for as a
-// cron job starts does not make the job fail.
-func lockRun(ctx context.Context, ws *layout.Workspace, opts *Options) (unlock func(), err error) {
+// lockRun takes the locks of a run. Dry runs share LockName (see
+// lockDryRun). A compaction takes runLockName (ErrLocked at once while
+// another compaction runs), then LockName alone, waiting up to dryRunWait
+// for the dry runs under way, so that a plan asked for as a cron job
+// starts does not make the job fail.
+func lockRun(ctx context.Context, ws *layout.Workspace, opts *Options, res *Result) (unlock func(), err error) {
+	if opts.DryRun {
+		return lockDryRun(ws, res)
+	}
 	fl, err := ws.WorkspaceLock(LockName)
 	if err != nil {
 		return nil, fmt.Errorf("compact: %w", err)
-	}
-	if opts.DryRun {
-		ok, err := fl.TryRLock()
-		if err != nil || !ok {
-			return nil, lockFailed(err)
-		}
-		return func() { fl.Unlock() }, nil
 	}
 	unlockRun, ok, err := ws.TryLockWorkspace(runLockName)
 	if err != nil || !ok {
@@ -362,6 +357,28 @@ func lockRun(ctx context.Context, ws *layout.Workspace, opts *Options) (unlock f
 	return func() { fl.Unlock(); unlockRun() }, nil
 }
 
+// lockDryRun shares LockName with other dry runs, so that plans asked for
+// at the same time (by agents over MCP, say) do not refuse each other, and
+// fails at once (ErrLocked) while a compaction holds it. In a workspace
+// this user cannot write (a read-only checkout, another user's folder),
+// where the lock file cannot be made or opened, it plans without the
+// lock, since a dry run writes nothing, and notes so in res.
+func lockDryRun(ws *layout.Workspace, res *Result) (unlock func(), err error) {
+	fl, err := ws.WorkspaceLock(LockName)
+	ok := false
+	if err == nil {
+		ok, err = fl.TryRLock()
+	}
+	switch {
+	case err != nil && unwritable(err):
+		res.Notes = append(res.Notes, fmt.Sprintf("the workspace cannot be written (%v): planned without the compaction lock, so a compaction running meanwhile can make this plan out of date", err))
+		return func() {}, nil
+	case err != nil || !ok:
+		return nil, lockFailed(err)
+	}
+	return func() { fl.Unlock() }, nil
+}
+
 // lockFailed is the error of a lock not taken: ErrLocked when another
 // process holds it.
 func lockFailed(err error) error {
@@ -369,6 +386,12 @@ func lockFailed(err error) error {
 		return fmt.Errorf("compact: %w", err)
 	}
 	return ErrLocked
+}
+
+// unwritable reports whether err means the workspace cannot be written:
+// permissions or a read-only mount.
+func unwritable(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
 }
 
 // resume finishes an interrupted run's journal first; under DryRun it only

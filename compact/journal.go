@@ -263,7 +263,7 @@ func (j *journal) archived(teammate string, d Delete) error {
 // archive on, their archive copy is checked, so a dropped unit leaves
 // either its sources or their copies; the next run plans afresh.
 func DropJournal(ws *layout.Workspace) (bool, error) {
-	unlock, err := lockRun(context.Background(), ws, &Options{Log: io.Discard})
+	unlock, err := lockRun(context.Background(), ws, &Options{Log: io.Discard}, &Result{})
 	if err != nil {
 		return false, err
 	}
