@@ -15,10 +15,14 @@ import (
 // file there is a dead writer's.
 const tempAge = 10 * time.Minute
 
-// cleanTemps removes, under each teammate's lock, the temp files that
-// killed writes left in the teammate's folders, and returns them.
+// cleanTemps removes the temp files that killed writes left in
+// compaction's own folders and, under each teammate's lock, in the
+// teammate's folders, and returns them.
 func cleanTemps(ctx context.Context, ws *layout.Workspace, names []string, now time.Time) ([]string, error) {
-	var out []string
+	out, err := cleanCompactDirs(ws)
+	if err != nil {
+		return out, err
+	}
 	for _, name := range names {
 		removed, err := cleanTeammate(ctx, ws, name, now)
 		out = append(out, removed...)
@@ -49,6 +53,34 @@ func cleanTeammate(ctx context.Context, ws *layout.Workspace, name string, now t
 			return out, fmt.Errorf("compact %s: %w", name, err)
 		}
 		out = append(out, rel)
+	}
+	return out, nil
+}
+
+// compactDirs are the folders that only a compaction writes, holding the
+// workspace lock: a temp file there is a killed run's (a journal cut short
+// can be as large as every file the plan writes).
+var compactDirs = []string{path.Dir(journalPath), ProposalDir}
+
+// cleanCompactDirs removes the temp files in compactDirs; the caller
+// holds the workspace lock.
+func cleanCompactDirs(ws *layout.Workspace) ([]string, error) {
+	var out []string
+	for _, dir := range compactDirs {
+		ents, err := ws.ReadDir(dir)
+		if err != nil {
+			return out, fmt.Errorf("compact: %w", err)
+		}
+		for _, e := range ents {
+			if !e.Type().IsRegular() || !layout.IsTempName(e.Name()) {
+				continue
+			}
+			rel := dir + "/" + e.Name()
+			if err := ws.Remove(rel); err != nil {
+				return out, fmt.Errorf("compact: %w", err)
+			}
+			out = append(out, rel)
+		}
 	}
 	return out, nil
 }

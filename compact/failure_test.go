@@ -328,3 +328,40 @@ func TestCancelStopsBetweenUnits(t *testing.T) {
 		})
 	}
 }
+
+// TestKilledJournalWriteCleaned: a run killed while it wrote its journal
+// or a proposal leaves a temp file in compaction's own folder, which can
+// be as large as everything the plan writes. The next run removes it and
+// says so; a dry run leaves it. Before, only the teammates' folders were
+// cleaned and the journal's temp file stayed for good.
+func TestKilledJournalWriteCleaned(t *testing.T) {
+	tests := []struct {
+		name string
+		rel  string
+	}{
+		{"journal", ".tmp/compact/.journal.json.tmp-0123456789ab"},
+		{"proposal", ".tmp/compact/proposals/.beacon_weekly_2026-W45.json.tmp-0123456789ab"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := genWorkspace(t, day("2026-11-02"), day("2026-11-04"), 2, nil)
+			writeFile(t, ws, tt.rel, `{"units": [`, day("2026-11-18"))
+			if _, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-18"), DryRun: true}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ws.Lstat(tt.rel); err != nil {
+				t.Fatalf("a dry run removed %s: %v", tt.rel, err)
+			}
+			res, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-18")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ws.Lstat(tt.rel); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s is still there (%v)", tt.rel, err)
+			}
+			if len(res.Cleaned) != 1 || res.Cleaned[0] != tt.rel {
+				t.Errorf("cleaned %q, want [%s]", res.Cleaned, tt.rel)
+			}
+		})
+	}
+}
