@@ -206,8 +206,8 @@ func (f *factory) dropJournal(ws *layout.Workspace) error {
 }
 
 // printCompact reports a compaction: JSON under --json, the plan on stdout
-// for --dry-run, else failures and held proposals on stderr, and the rest
-// under -v only.
+// for --dry-run, else on stderr every failure (under -q too: they are
+// errors) and held proposals, and the rest under -v only.
 func (f *factory) printCompact(res *compact.Result) error {
 	switch {
 	case res == nil:
@@ -222,7 +222,7 @@ func (f *factory) printCompact(res *compact.Result) error {
 		plan = &compact.Plan{}
 	}
 	for _, fl := range append(append([]compact.Failure{}, plan.Failed...), res.Failed...) {
-		f.warnf("compact %s: %s", fl.Unit, fl.Error)
+		f.errorf("compact %s: %s", fl.Unit, fl.Error)
 	}
 	for _, p := range plan.Proposals {
 		f.warnf("compact %s: held: a model wrote %d sentence(s) its sources do not support (see %s); apply with 'tmem compact --apply %s' or drop with --discard", p.ID, len(p.Unsupported), p.File, p.ID)

@@ -124,6 +124,12 @@ func (f *factory) warnf(format string, args ...interface{}) {
 	}
 }
 
+// errorf prints an error line on stderr, under --quiet too: one of
+// several errors a command reports before its own.
+func (f *factory) errorf(format string, args ...interface{}) {
+	fmt.Fprintf(f.stderr, "tmem: "+format+"\n", args...)
+}
+
 // infof prints progress detail on stderr under --verbose.
 func (f *factory) infof(format string, args ...interface{}) {
 	if f.verbose && !f.quiet {
