@@ -122,7 +122,7 @@ type SyncStats struct {
 	Embedded  int      `json:"embedded"` // chunks sent to the embedder
 	Cached    int      `json:"cached"`   // chunk vectors reused from the cache
 	Rebuilt   []string `json:"rebuilt"`  // scopes rebuilt from scratch ("" is shared)
-	Errors    []string `json:"errors"`   // files that could not be indexed
+	Errors    []string `json:"errors"`   // files left out of the index, and why (every sync names them all)
 	// Backlog is how many indexed chunks were left without vectors (see
 	// Options.SyncEmbed); searches mark their hits.
 	Backlog int `json:"backlog"`
@@ -617,17 +617,17 @@ func (f *fileState) statClean(c *candidate, racyAfter int64) bool {
 // a teammate its typed memories, summaries, WISDOM.md and the dailies
 // that are not recent (the context builder shows those); for the shared
 // scope CROSS-TEAM.md.
-func (ix *Index) scopeFiles(name string) ([]*candidate, error) {
+func (ix *Index) scopeFiles(name string, st *SyncStats) ([]*candidate, error) {
 	if name == "" {
-		return ix.statFiles([]layout.File{{Kind: layout.KindCrossTeam, Path: "CROSS-TEAM.md"}}), nil
+		return ix.statFiles([]layout.File{{Kind: layout.KindCrossTeam, Path: "CROSS-TEAM.md"}}, st), nil
 	}
 	if err := layout.ValidateName(name); err != nil {
 		return nil, err
 	}
-	all := ix.statFiles([]layout.File{{Teammate: name, Kind: layout.KindWisdom, Path: name + "/WISDOM.md"}})
+	all := ix.statFiles([]layout.File{{Teammate: name, Kind: layout.KindWisdom, Path: name + "/WISDOM.md"}}, st)
 	err := ix.ws.ListMemoryDirs(name, func(sub string, ents []fs.DirEntry) {
-		all = append(all, ix.dirCandidates(name, sub, ents)...)
-	}, func(err error) { ix.warnf("recall: not indexed: %v", err) })
+		all = append(all, ix.dirCandidates(name, sub, ents, st)...)
+	}, func(err error) { ix.notIndexed(st, err.Error()) })
 	if err != nil {
 		return nil, err
 	}
@@ -651,7 +651,7 @@ func (ix *Index) scopeFiles(name string) ([]*candidate, error) {
 
 // dirCandidates returns the Markdown files among the entries of the
 // teammate's folder sub (one of layout.MemoryDirs), with one lstat each.
-func (ix *Index) dirCandidates(name, sub string, ents []fs.DirEntry) []*candidate {
+func (ix *Index) dirCandidates(name, sub string, ents []fs.DirEntry, st *SyncStats) []*candidate {
 	var out []*candidate
 	dir := name + "/" + sub
 	for _, e := range ents {
@@ -661,7 +661,7 @@ func (ix *Index) dirCandidates(name, sub string, ents []fs.DirEntry) []*candidat
 		}
 		fi, err := ix.ws.EntryCheck(dir, e)
 		if err != nil {
-			ix.warnf("recall: not indexed: %v", err)
+			ix.notIndexed(st, err.Error())
 			continue
 		}
 		f := layout.Classify(name, sub, fn)
@@ -675,7 +675,7 @@ func (ix *Index) dirCandidates(name, sub string, ents []fs.DirEntry) []*candidat
 
 // statFiles stats fixed files, leaving out those that do not exist (or
 // are not regular files inside the workspace).
-func (ix *Index) statFiles(files []layout.File) []*candidate {
+func (ix *Index) statFiles(files []layout.File, st *SyncStats) []*candidate {
 	var out []*candidate
 	for _, f := range files {
 		fi, err := ix.ws.Stat(f.Path)
@@ -683,10 +683,10 @@ func (ix *Index) statFiles(files []layout.File) []*candidate {
 		case errors.Is(err, fs.ErrNotExist):
 			continue // not written yet: a normal state
 		case err != nil:
-			ix.warnf("recall: not indexed: %v", err)
+			ix.notIndexed(st, err.Error())
 			continue
 		case !fi.Mode().IsRegular():
-			ix.warnf("recall: not indexed: %s: %v", f.Path, layout.ErrNotRegular)
+			ix.notIndexed(st, fmt.Sprintf("%s: %v", f.Path, layout.ErrNotRegular))
 			continue
 		}
 		f.Size, f.ModTime = fi.Size(), fi.ModTime()
@@ -781,6 +781,14 @@ func (ix *Index) skipUnreadable(what, rel string, err error, st *SyncStats) {
 	msg := layout.ReadError(rel, err).Error()
 	st.Errors = append(st.Errors, msg)
 	ix.warnf("recall: %s: %s", what, msg)
+}
+
+// notIndexed records a file the sync leaves out, and why, in st.Errors
+// and as a notice: on every sync until it is fixed, so that the stats of
+// any sync name every file that recall cannot find.
+func (ix *Index) notIndexed(st *SyncStats, msg string) {
+	st.Errors = append(st.Errors, msg)
+	ix.warnf("recall: not indexed: %s", msg)
 }
 
 // writeManifest atomically replaces the scope's manifest.

@@ -40,7 +40,7 @@ func (ix *Index) syncFiles(ctx context.Context, s *scope, rebuild bool) (SyncSta
 			return st, err
 		}
 	}
-	files, err := ix.scopeFiles(s.name)
+	files, err := ix.scopeFiles(s.name, &st)
 	if err != nil {
 		return st, fmt.Errorf("sync index of %s: %w", s.label(), err)
 	}
@@ -172,9 +172,7 @@ func (ix *Index) checkFile(s *scope, c *candidate, racyAfter int64, st *SyncStat
 	f := c.file
 	old := s.man.Files[f.Path]
 	if old.statClean(c, racyAfter) {
-		if old.Err != "" {
-			ix.warnf("recall: not indexed: %s", old.Err) // on every sync, until it is fixed
-		}
+		ix.stillNotIndexed(old, st)
 		st.Unchanged++
 		return fileSame
 	}
@@ -193,6 +191,7 @@ func (ix *Index) checkFile(s *scope, c *candidate, racyAfter int64, st *SyncStat
 		// Touched, not changed (or racy, and verified): remember the
 		// stat data, and move the manifest's time past it.
 		old.Size, old.MTime, old.CTime, old.Ino = f.Size, f.ModTime.UnixNano(), c.ctime, c.ino
+		ix.stillNotIndexed(old, st)
 		st.Unchanged++
 		return fileTouched
 	case old == nil:
@@ -201,6 +200,14 @@ func (ix *Index) checkFile(s *scope, c *candidate, racyAfter int64, st *SyncStat
 		st.Changed++
 	}
 	return fileNew
+}
+
+// stillNotIndexed names again a file left out of the index (it did not
+// parse) whose content has not changed since.
+func (ix *Index) stillNotIndexed(old *fileState, st *SyncStats) {
+	if old.Err != "" {
+		ix.notIndexed(st, old.Err)
+	}
 }
 
 // applySync writes a sync's changes: bleve first, then vectors, then the
@@ -344,8 +351,7 @@ func (ix *Index) indexFile(bt *batcher, c *candidate, chunks []Chunk, perr error
 	fs := &fileState{Size: c.file.Size, MTime: c.file.ModTime.UnixNano(), CTime: c.ctime, Ino: c.ino, Hash: c.hash, Kind: string(c.file.Kind)}
 	if perr != nil {
 		fs.Err = perr.Error()
-		st.Errors = append(st.Errors, perr.Error())
-		ix.warnf("recall: not indexed: %v", perr)
+		ix.notIndexed(st, perr.Error())
 		chunks = nil
 	} else {
 		if c.problem != nil {

@@ -84,7 +84,25 @@ func (f *factory) index(ctx context.Context, opts *indexOptions) error {
 	if err != nil {
 		return err
 	}
-	return f.printIndexed(st, bar != nil)
+	if err := f.printIndexed(st, bar != nil); err != nil {
+		return err
+	}
+	return f.notIndexed(st.Errors)
+}
+
+// notIndexed fails an index run that left files out (recall cannot find
+// them), after naming each: the sync's notices do, unless -q silenced
+// them.
+func (f *factory) notIndexed(errs []string) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	if f.quiet {
+		for _, e := range errs {
+			f.errorf("recall: not indexed: %s", e)
+		}
+	}
+	return fmt.Errorf("index: %d file(s) left out, recall cannot find them (see 'tmem doctor'): %s", len(errs), errs[0])
 }
 
 // printIndexed reports an index run: JSON under --json, else a summary on
