@@ -235,7 +235,10 @@ func (g *gen) teammate(name string, start time.Time, o Options, compactedUntil t
 		if g.r.IntN(2) == 0 {
 			subj = strings.ReplaceAll(g.pick(services), "-", " ") + " " + g.pick(topics)
 		}
-		slug := fmt.Sprintf("%s_%d", strings.ReplaceAll(subj, " ", "_"), i)
+		slug, err := layout.Slug(fmt.Sprintf("%s %d", subj, i))
+		if err != nil {
+			return err
+		}
 		body := fmt.Sprintf("---\nname: %s notes %d\ndescription: %q\ntype: %s\n---\n%s\n\n**Why:** %s\n\n**How to apply:** %s\n",
 			subj, i, g.sentence(), typ, g.paragraph(2), g.sentence(), g.sentence())
 		if err := g.write(layout.TypedPath(name, typ, slug), body); err != nil {
