@@ -3,7 +3,6 @@ package compact
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -175,28 +174,60 @@ func sourceSections(kind Kind, src Source) ([]section, error) {
 
 // mergeSections adds sections to a summary: a day already there is
 // replaced by its newer rendering (or, for entries appended to a compacted
-// daily's stub, gains their bullets), everything else keeps its place, and
-// the result is in date order (stable, so hand-written sections without a
-// date stay first).
+// daily's stub, gains their bullets) where it is, and a new section goes
+// in date order among the dated ones (see insertDated). Nothing else
+// moves, so a summary a person edited changes only where it gains text.
 func mergeSections(old, add []section) []section {
 	out := append([]section(nil), old...)
 	for _, s := range add {
-		replaced := false
-		for i := range out {
-			if s.Day && out[i].Day && out[i].Key == s.Key {
-				if s.More {
-					s = moreOfDay(out[i], s)
-				}
-				out[i], replaced = s, true
-				break
-			}
-		}
-		if !replaced {
-			out = append(out, s)
+		i := sameDay(out, s)
+		switch {
+		case i < 0:
+			out = insertDated(out, s)
+		case s.More:
+			out[i] = moreOfDay(out[i], s)
+		default:
+			out[i] = s
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
+}
+
+// sameDay is the index of the day section of secs that s, a day section,
+// replaces; -1 when there is none.
+func sameDay(secs []section, s section) int {
+	if !s.Day {
+		return -1
+	}
+	for i, x := range secs {
+		if x.Day && x.Key == s.Key {
+			return i
+		}
+	}
+	return -1
+}
+
+// insertDated puts s in date order among the dated sections of secs:
+// before the dated sections at the end that are all later than s, or
+// right after the last dated section when none is later; at the end when
+// secs or s has no date. A section without a date thus stays after the
+// day it follows, and one at the top or the end of the summary stays
+// there.
+func insertDated(secs []section, s section) []section {
+	at := len(secs)
+	for i := len(secs) - 1; i >= 0 && s.Key != ""; i-- {
+		if secs[i].Key == "" {
+			continue
+		}
+		if secs[i].Key <= s.Key {
+			if at == len(secs) {
+				at = i + 1
+			}
+			break
+		}
+		at = i
+	}
+	return append(secs[:at:at], append([]section{s}, secs[at:]...)...)
 }
 
 // moreOfDay adds the bullets of add, a rendering of entries appended to a
