@@ -62,8 +62,7 @@ func (e Extractive) Summarize(_ context.Context, req Request) (string, error) {
 		secs = mergeSections(secs, add)
 	}
 	switch {
-	case title != "":
-		title = "# " + title // as a person may have edited it
+	case title != "": // its lines as written
 	case req.Kind == KindMonthly:
 		title = "# Month " + req.Unit
 	default:
@@ -100,7 +99,8 @@ type section struct {
 }
 
 // existingSections reads the summary the sources are merged into, and its
-// title.
+// title line. Both are kept as written, headings too (closing hashes, a
+// setext underline), so that a merge changes only the lines it must.
 func existingSections(req Request) (secs []section, title string, err error) {
 	if strings.TrimSpace(req.Existing) == "" {
 		return nil, "", nil
@@ -109,29 +109,61 @@ func existingSections(req Request) (secs []section, title string, err error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("extractive: %w", err)
 	}
-	return docSections(d, ""), d.Title, nil
+	// Line for line with d's entries; only line ends, stamps and conflict
+	// markers differ from d.Body.
+	lines := strings.Split(string(d.ReadableBody()), "\n")
+	asWritten := func(en layout.Entry) string {
+		return strings.Join(lines[en.Start-d.BodyLine:en.End-d.BodyLine+1], "\n")
+	}
+	if d.TitleLine > 0 {
+		title = titleAsWritten(lines[d.TitleLine-d.BodyLine:])
+	}
+	return docSections(d, "", asWritten), title, nil
 }
 
-// docSections splits a summary into sections: day sections keyed by
-// their date, anything else under key (with its heading kept).
-func docSections(d *layout.Doc, key string) []section {
+// atxTitle and setextTitle match the line of an ATX level-1 heading and
+// the underline of a setext one.
+var (
+	atxTitle    = lazyregexp.New(`^ {0,3}#([ \t]|$)`)
+	setextTitle = lazyregexp.New(`^ {0,3}=+[ \t]*$`)
+)
+
+// titleAsWritten is the title heading at the start of lines: its line,
+// or for a setext heading its lines up to its underline.
+func titleAsWritten(lines []string) string {
+	if atxTitle().MatchString(lines[0]) {
+		return lines[0]
+	}
+	for i, l := range lines {
+		if setextTitle().MatchString(l) {
+			return strings.Join(lines[:i+1], "\n")
+		}
+	}
+	return lines[0]
+}
+
+// docSections splits a summary into sections, text renders each: day
+// sections keyed by their date, anything else under key (with its heading
+// kept).
+func docSections(d *layout.Doc, key string, text func(layout.Entry) string) []section {
 	var out []section
 	for _, en := range d.Entries {
 		if m := dayHeading().FindString(en.Heading); m != "" {
-			out = append(out, section{Key: m, Day: true, Text: entryMarkdown(en)})
+			out = append(out, section{Key: m, Day: true, Text: text(en)})
 			continue
 		}
 		if en.Heading == "" && strings.TrimSpace(en.Text) == "" {
 			continue
 		}
-		out = append(out, section{Key: key, Text: entryMarkdown(en)})
+		out = append(out, section{Key: key, Text: text(en)})
 	}
 	return out
 }
 
-// entryMarkdown is a section of an existing summary as its lines read:
-// en.Text has lost only its blank lines around it, so a line's leading
-// indent and trailing spaces (two are a hard line break) stay as written.
+// entryMarkdown is a section of a summary read as a source, with its
+// heading as "## " and its text: en.Text has lost only its blank lines
+// around it, so a line's leading indent and trailing spaces (two are a
+// hard line break) stay as written.
 func entryMarkdown(en layout.Entry) string {
 	switch {
 	case en.Heading == "":
@@ -161,7 +193,7 @@ func sourceSections(kind Kind, src Source) ([]section, error) {
 	}
 	key := wk.Start().Format(layout.DateLayout)
 	var out []section
-	for _, s := range docSections(d, key) {
+	for _, s := range docSections(d, key, entryMarkdown) {
 		if !s.Day && !strings.HasPrefix(s.Text, "## ") {
 			s.Text = "## Week " + src.Label + "\n\n" + s.Text
 		} else if !s.Day {

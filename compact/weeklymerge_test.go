@@ -15,8 +15,8 @@ const lateDay = "## 2026-11-05 Thursday\n\n- Late entry — Checked the ranking 
 // mergeLate compacts a week of two dailies (2026-11-02 and 2026-11-06)
 // into its weekly, lets edit change the weekly's body as a person would,
 // merges a late daily for 2026-11-05 into it and returns the edited body
-// and the merged one.
-func mergeLate(t *testing.T, edit func(body string) string) (edited, merged string) {
+// and the merged one. budget is the weekly budget, 0 for the default.
+func mergeLate(t *testing.T, edit func(t *testing.T, body string) string, budget int) (edited, merged string) {
 	t.Helper()
 	ws := fromTxtar(t, "")
 	old := day("2026-11-01")
@@ -24,20 +24,20 @@ func mergeLate(t *testing.T, edit func(body string) string) (edited, merged stri
 	for _, d := range []string{"2026-11-02", "2026-11-06"} {
 		writeFile(t, ws, "beacon/memory/"+d+".md", "# "+d+"\n\n## Work on "+d+"\n\nDecision: use plan "+d+".\n", old)
 	}
-	compactAt(t, ws, "2026-11-20")
+	compactAt(t, ws, "2026-11-20", budget)
 	rel := "beacon/memory/weekly/2026-W45.md"
 	meta, body := weeklyParts(t, ws, rel)
-	edited = edit(body)
+	edited = edit(t, body)
 	writeFile(t, ws, rel, meta+edited, old)
 	writeFile(t, ws, "beacon/memory/2026-11-05.md", "# 2026-11-05\n\n## Late entry\n\nChecked the ranking again. Nothing moved.\n", old)
-	compactAt(t, ws, "2026-11-20")
+	compactAt(t, ws, "2026-11-20", budget)
 	_, merged = weeklyParts(t, ws, rel)
 	return edited, merged
 }
 
-func compactAt(t *testing.T, ws *layout.Workspace, now string) {
+func compactAt(t *testing.T, ws *layout.Workspace, now string, budget int) {
 	t.Helper()
-	if _, err := Run(context.Background(), ws, Options{Now: fixed(now), Episodic: true}); err != nil {
+	if _, err := Run(context.Background(), ws, Options{Now: fixed(now), Episodic: true, WeeklyBudget: budget}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -56,6 +56,15 @@ func weeklyParts(t *testing.T, ws *layout.Workspace, rel string) (meta, body str
 	}
 	body = string(d.Body)
 	return strings.TrimSuffix(string(b), body), body
+}
+
+// replaced is b with its first old replaced by new; old must be there.
+func replaced(t *testing.T, b, old, new string) string {
+	t.Helper()
+	if !strings.Contains(b, old) {
+		t.Fatalf("no %q in the body:\n%s", old, b)
+	}
+	return strings.Replace(b, old, new, 1)
 }
 
 // withSection adds the section sec to a summary body before the section
@@ -80,30 +89,70 @@ func TestLateDailyKeepsSectionOrder(t *testing.T) {
 	const notes = "## Notes\n\nAsk quill before release.\n"
 	tests := []struct {
 		name   string
-		edit   func(string) string
+		edit   func(*testing.T, string) string
 		before string // the line the new day goes before; "" for the end
 	}{
-		{"unedited", func(b string) string { return b }, "## 2026-11-06 Friday"},
-		{"notes at the end", func(b string) string { return b + "\n" + notes }, "## 2026-11-06 Friday"},
-		{"notes at the top", func(b string) string {
-			return strings.Replace(b, "# Week 2026-W45\n\n", "# Week 2026-W45\n\n"+notes+"\n", 1)
+		{"unedited", func(t *testing.T, b string) string { return b }, "## 2026-11-06 Friday"},
+		{"notes at the end", func(t *testing.T, b string) string { return b + "\n" + notes }, "## 2026-11-06 Friday"},
+		{"notes at the top", func(t *testing.T, b string) string {
+			return replaced(t, b, "# Week 2026-W45\n\n", "# Week 2026-W45\n\n"+notes+"\n")
 		}, "## 2026-11-06 Friday"},
-		{"notes after the first day", func(b string) string {
-			return strings.Replace(b, "\n## 2026-11-06 Friday\n", "\n"+notes+"\n## 2026-11-06 Friday\n", 1)
+		{"notes after the first day", func(t *testing.T, b string) string {
+			return replaced(t, b, "\n## 2026-11-06 Friday\n", "\n"+notes+"\n## 2026-11-06 Friday\n")
 		}, "## 2026-11-06 Friday"},
-		{"notes after the last day and before the new one", func(b string) string {
-			b = strings.Replace(b, "## 2026-11-06 Friday", "## 2026-11-04 Wednesday", 1)
+		{"notes after the last day and before the new one", func(t *testing.T, b string) string {
+			b = replaced(t, b, "## 2026-11-06 Friday", "## 2026-11-04 Wednesday")
 			return b + "\n" + notes
 		}, "## Notes"},
-		{"notes at the top and the end", func(b string) string {
-			b = strings.Replace(b, "# Week 2026-W45\n\n", "# Week 2026-W45\n\n"+notes+"\n", 1)
+		{"notes at the top and the end", func(t *testing.T, b string) string {
+			b = replaced(t, b, "# Week 2026-W45\n\n", "# Week 2026-W45\n\n"+notes+"\n")
 			return b + "\n" + notes
 		}, "## 2026-11-06 Friday"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			edited, merged := mergeLate(t, tt.edit)
+			edited, merged := mergeLate(t, tt.edit, 0)
 			if want := withSection(t, edited, lateDay, tt.before); merged != want {
+				t.Errorf("merged weekly:\n%s\nwant:\n%s", merged, want)
+			}
+		})
+	}
+}
+
+// TestLateDailyKeepsHeadingsAsWritten: the sections a late daily does not
+// change keep their lines byte for byte when it is merged into a weekly,
+// headings included (closing hashes, setext underlines, indent, trailing
+// spaces, blank lines), and so does the title; over the budget only the
+// new day says less.
+func TestLateDailyKeepsHeadingsAsWritten(t *testing.T) {
+	const trimmed = "## 2026-11-05 Thursday\n\n- 1 more entry; see the log.\n\nLog: 2026-11-05.md in archive/2026-11.md"
+	replace := func(old, new string) func(*testing.T, string) string {
+		return func(t *testing.T, b string) string { return replaced(t, b, old, new) }
+	}
+	tests := []struct {
+		name   string
+		edit   func(*testing.T, string) string
+		before string // the line the new day goes before; "" for the end
+		budget int
+		sec    string // the new day's section
+	}{
+		{"closing hashes on a day", replace("## 2026-11-02 Monday\n", "## 2026-11-02 Monday ##\n"), "## 2026-11-06 Friday", 0, lateDay},
+		{"setext day heading", replace("## 2026-11-06 Friday\n", "2026-11-06 Friday\n-----------------\n"), "2026-11-06 Friday", 0, lateDay},
+		{"indented day heading with trailing spaces", replace("## 2026-11-06 Friday\n", "  ## 2026-11-06 Friday  \n"), "  ## 2026-11-06 Friday  ", 0, lateDay},
+		{"blank lines under a day heading", replace("## 2026-11-02 Monday\n\n", "## 2026-11-02 Monday\n\n\n"), "## 2026-11-06 Friday", 0, lateDay},
+		{"setext notes at the end", func(t *testing.T, b string) string { return b + "\nNotes\n-----\n\nAsk quill before release.\n" }, "## 2026-11-06 Friday", 0, lateDay},
+		{"closing hashes on notes", func(t *testing.T, b string) string { return b + "\n## Notes ###\n\nAsk quill before release.\n" }, "## 2026-11-06 Friday", 0, lateDay},
+		{"title with closing hashes", replace("# Week 2026-W45\n", "# Week 2026-W45 #\n"), "## 2026-11-06 Friday", 0, lateDay},
+		{"setext title", replace("# Week 2026-W45\n", "Week 2026-W45\n=============\n"), "## 2026-11-06 Friday", 0, lateDay},
+		{"over the budget", func(t *testing.T, b string) string {
+			b = replaced(t, b, "## 2026-11-06 Friday\n", "2026-11-06 Friday\n-----------------\n")
+			return b + "\n## Notes ##\n\nAsk quill before release.\n"
+		}, "2026-11-06 Friday", 40, trimmed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			edited, merged := mergeLate(t, tt.edit, tt.budget)
+			if want := withSection(t, edited, tt.sec, tt.before); merged != want {
 				t.Errorf("merged weekly:\n%s\nwant:\n%s", merged, want)
 			}
 		})
