@@ -206,8 +206,9 @@ func (f *factory) dropJournal(ws *layout.Workspace) error {
 }
 
 // printCompact reports a compaction: JSON under --json, the plan on stdout
-// for --dry-run, else on stderr every failure (under -q too: they are
-// errors) and held proposals, and the rest under -v only.
+// for --dry-run, else on stderr every failure and every proposal this run
+// held (under -q too: a person must act on each, and cron mails only
+// what is printed), then notes, and the rest under -v only.
 func (f *factory) printCompact(res *compact.Result) error {
 	switch {
 	case res == nil:
@@ -225,7 +226,7 @@ func (f *factory) printCompact(res *compact.Result) error {
 		f.errorf("compact %s: %s", fl.Unit, fl.Error)
 	}
 	for _, p := range plan.Proposals {
-		f.warnf("compact %s: held: a model wrote %d sentence(s) its sources do not support (see %s); apply with 'tmem compact --apply %s' or drop with --discard", p.ID, len(p.Unsupported), p.File, p.ID)
+		f.errorf("compact %s: held: a model wrote %d sentence(s) its sources do not support (see %s); apply with 'tmem compact --apply %s' or drop with --discard", p.ID, len(p.Unsupported), p.File, p.ID)
 	}
 	for _, p := range res.Pending {
 		f.warnf("compact %s: a model's summary is held for review in %s (tmem compact --apply %s, or --discard)", p.ID, p.File, p.ID)
