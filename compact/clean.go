@@ -2,6 +2,7 @@ package compact
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"time"
@@ -17,20 +18,48 @@ const tempAge = 10 * time.Minute
 
 // cleanTemps removes the temp files that killed writes left in
 // compaction's own folders and, under each teammate's lock, in the
-// teammate's folders, and returns them.
-func cleanTemps(ctx context.Context, ws *layout.Workspace, names []string, now time.Time) ([]string, error) {
-	out, err := cleanCompactDirs(ws)
+// teammate's folders, and returns them, with the teammates whose lock
+// another process held past the wait (their folders are left alone).
+func cleanTemps(ctx context.Context, ws *layout.Workspace, names []string, now time.Time) (removed, locked []string, err error) {
+	removed, err = cleanCompactDirs(ws)
 	if err != nil {
-		return out, err
+		return removed, nil, err
 	}
 	for _, name := range names {
-		removed, err := cleanTeammate(ctx, ws, name, now)
-		out = append(out, removed...)
-		if err != nil {
-			return out, err
+		out, err := cleanTeammate(ctx, ws, name, now)
+		removed = append(removed, out...)
+		switch {
+		case err != nil && ctx.Err() == nil && errors.Is(err, layout.ErrLocked):
+			locked = append(locked, name)
+		case err != nil:
+			return removed, locked, err
 		}
 	}
-	return out, nil
+	return removed, locked, nil
+}
+
+// cleanAndSkipLocked cleans up after killed writes (cleanTemps) and
+// returns the teammates to compact: a teammate whose lock another process
+// holds (a stuck hook, a long edit) is left out of this run as a failure,
+// so that the others are compacted all the same.
+func cleanAndSkipLocked(ctx context.Context, ws *layout.Workspace, names []string, now time.Time, res *Result) ([]string, error) {
+	cleaned, locked, err := cleanTemps(ctx, ws, names, now)
+	res.Cleaned = cleaned
+	if err != nil || len(locked) == 0 {
+		return names, err
+	}
+	skip := map[string]bool{}
+	for _, name := range locked {
+		skip[name] = true
+		res.Failed = append(res.Failed, Failure{Unit: name, Error: "not compacted this run: its lock is held by another process (" + layout.DirName + "/.tmp/locks/teammate-" + name + ".lock)", locked: true})
+	}
+	var keep []string
+	for _, name := range names {
+		if !skip[name] {
+			keep = append(keep, name)
+		}
+	}
+	return keep, nil
 }
 
 func cleanTeammate(ctx context.Context, ws *layout.Workspace, name string, now time.Time) ([]string, error) {

@@ -223,6 +223,8 @@ type Delete struct {
 type Failure struct {
 	Unit  string `json:"unit"`
 	Error string `json:"error"`
+	// locked: a teammate left out because another process held its lock
+	locked bool
 }
 
 // Kept is a file left in place on purpose.
@@ -288,7 +290,7 @@ func Run(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, erro
 		return res, err
 	}
 	if !opts.DryRun {
-		if res.Cleaned, err = cleanTemps(ctx, ws, names, opts.FileClock()); err != nil {
+		if names, err = cleanAndSkipLocked(ctx, ws, names, opts.FileClock(), res); err != nil {
 			return res, err
 		}
 	}
@@ -445,8 +447,21 @@ func failures(res *Result) error {
 	if len(all) == 0 {
 		return nil
 	}
-	return fmt.Errorf("compact: %d unit(s) or file(s) failed, their sources are kept: %s: %s", len(all), all[0].Unit, all[0].Error)
+	err := fmt.Errorf("compact: %d unit(s) or file(s) failed, their sources are kept: %s: %s", len(all), all[0].Unit, all[0].Error)
+	for _, f := range all {
+		if f.locked {
+			return lockedError{err}
+		}
+	}
+	return err
 }
+
+// lockedError is the error of a run that left a teammate out because
+// another process held its lock: it is layout.ErrLocked too, so that the
+// run exits as locked (4) once it has compacted the others.
+type lockedError struct{ error }
+
+func (e lockedError) Unwrap() []error { return []error{e.error, layout.ErrLocked} }
 
 func teammates(ws *layout.Workspace, want []string) ([]string, error) {
 	if len(want) > 0 {

@@ -182,10 +182,16 @@ func TestTeammatesNamedLikeLocks(t *testing.T) {
 }
 
 // TestTeammateLockHeld checks that a run whose teammate lock another
-// process holds gives up after the workspace's wait, saying what it waited
-// for, with an error wrapping layout.ErrLocked, and leaves the dailies.
+// process holds gives up on that teammate after the workspace's wait,
+// saying what it waited for, and leaves its dailies, while the other
+// teammates are compacted; the run then fails with an error wrapping
+// layout.ErrLocked (exit 4) that names the lock.
 func TestTeammateLockHeld(t *testing.T) {
 	ws := genWorkspace(t, day("2026-11-02"), day("2026-11-04"), 2, nil)
+	writeFile(t, ws, "quill/SOUL.md", soul, day("2026-11-02"))
+	for d := day("2026-11-02"); !d.After(day("2026-11-04")); d = d.AddDate(0, 0, 1) {
+		writeFile(t, ws, layout.DailyPath("quill", d), genDay(d, 2), d)
+	}
 	if _, err := ws.Dir(".tmp/locks"); err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +202,7 @@ func TestTeammateLockHeld(t *testing.T) {
 	defer holder.Unlock()
 	var notices bytes.Buffer
 	ws.Notices, ws.LockWait = &notices, 2*time.Second
-	_, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-18")})
+	res, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-18")})
 	if !errors.Is(err, layout.ErrLocked) || !strings.Contains(err.Error(), "teammate-beacon.lock") {
 		t.Fatalf("err = %v, want layout.ErrLocked naming the lock", err)
 	}
@@ -204,7 +210,13 @@ func TestTeammateLockHeld(t *testing.T) {
 		t.Errorf("notices %q, want the wait named", notices.String())
 	}
 	if n := len(paths(t, ws, "beacon", layout.KindDaily)); n != 3 {
-		t.Errorf("%d dailies left, want all 3", n)
+		t.Errorf("%d dailies of beacon left, want all 3", n)
+	}
+	if n := len(paths(t, ws, "quill", layout.KindWeekly)); n != 1 {
+		t.Errorf("quill has %d weeklies, want 1: a teammate whose lock is free is compacted", n)
+	}
+	if res == nil || len(res.Failed) != 1 || res.Failed[0].Unit != "beacon" {
+		t.Errorf("failed = %+v, want beacon alone", res)
 	}
 }
 
