@@ -127,6 +127,10 @@ type Embedder struct {
 	closed   bool
 }
 
+// maxHiddenSize bounds config.json's hidden_size (384 for MiniLM; the
+// largest embedding models have a few thousand).
+const maxHiddenSize = 1 << 13
+
 // modelConfig is the part of config.json this package reads.
 type modelConfig struct {
 	HiddenSize int `json:"hidden_size"`
@@ -284,8 +288,14 @@ func readConfig(dir string) (modelConfig, error) {
 	if err := json.Unmarshal(b, &cfg); err != nil {
 		return cfg, fmt.Errorf("parse %s: %w", filepath.Join(dir, "config.json"), err)
 	}
-	if cfg.HiddenSize <= 0 {
+	switch {
+	case cfg.HiddenSize <= 0:
 		return cfg, fmt.Errorf("parse %s: hidden_size missing", filepath.Join(dir, "config.json"))
+	case cfg.HiddenSize > maxHiddenSize:
+		// Each batch's output buffer is texts × pieces × hidden_size
+		// floats, allocated before the runtime checks the shape: a damaged
+		// config would exhaust memory, which no caller can recover from.
+		return cfg, fmt.Errorf("parse %s: hidden_size %d is over %d, more than any embedding model has; the file is damaged", filepath.Join(dir, "config.json"), cfg.HiddenSize, maxHiddenSize)
 	}
 	return cfg, nil
 }

@@ -171,6 +171,36 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
+// TestOpenRefusesAbsurdHiddenSize: a damaged config.json whose hidden_size
+// no model has is an error naming the file when the model is opened, on
+// either backend, not an allocation that kills the process at the first
+// embedding.
+func TestOpenRefusesAbsurdHiddenSize(t *testing.T) {
+	tests := []struct {
+		name, size string
+	}{
+		{"just over the bound", "8193"},
+		{"a terabyte of floats per piece", "1099511627776"},
+		{"overflows a batch's buffer", "4611686018427387904"},
+	}
+	for _, backend := range []string{BackendGo, BackendORT} {
+		for _, tt := range tests {
+			t.Run(backend+"/"+tt.name, func(t *testing.T) {
+				dir := tinyModel(t)
+				writeFile(t, dir+"/config.json", `{"hidden_size": `+tt.size+`}`)
+				e, err := Open(Options{ModelDir: dir, Backend: backend})
+				if err == nil {
+					e.Close()
+					t.Fatalf("Open with hidden_size %s: no error", tt.size)
+				}
+				if !strings.Contains(err.Error(), dir+"/config.json") || !strings.Contains(err.Error(), "hidden_size "+tt.size) {
+					t.Errorf("Open: %v; want an error naming config.json and its hidden_size", err)
+				}
+			})
+		}
+	}
+}
+
 func TestIdentity(t *testing.T) {
 	tiny := tinyModel(t)
 	a, err := identity(tiny)
