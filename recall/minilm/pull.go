@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/tmemhq/tmem/internal/bytesize"
 	"github.com/tmemhq/tmem/layout"
 )
@@ -98,6 +100,8 @@ var (
 	// ErrWrongFile means the hub served a file that is not the pinned one
 	// (another size or sha256); it was deleted.
 	ErrWrongFile = errors.New("not the pinned file")
+	// ErrPullRunning means another pull or install is filling the folder.
+	ErrPullRunning = errors.New("another pull is filling the folder")
 )
 
 // Pull downloads the pinned model files of o.Variant into o.Dir and makes
@@ -133,6 +137,11 @@ func Pull(ctx context.Context, o PullOptions) (err error) {
 			removeEmpty(o.Dir, top)
 		}
 	}()
+	unlock, err := lockPull(o.Dir)
+	if err != nil {
+		return fmt.Errorf("pull model: %w", err)
+	}
+	defer unlock()
 	for _, f := range m.Files {
 		dest := filepath.Join(o.Dir, f.Name)
 		if err := verifyFile(dest, f); err == nil {
@@ -169,12 +178,39 @@ func mkdirAll(dir string) (string, error) {
 	return top, os.MkdirAll(dir, 0o755)
 }
 
+// pullLockName is the lock file a pull holds in the folder it fills.
+const pullLockName = ".tmem-pull.lock"
+
+// lockPull takes dir's pull lock, or fails at once with ErrPullRunning
+// when another pull or install holds it. Two of them writing the same
+// .part files would let one rename a file the other still appends to,
+// past its verified end; each hashes what it receives, not what lands on
+// disk, so neither would notice. The returned func releases the lock.
+func lockPull(dir string) (func(), error) {
+	path := filepath.Join(dir, pullLockName)
+	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
+		// Opening a named pipe would block; a link is not tmem's.
+		return nil, fmt.Errorf("lock %s: %w", path, layout.ErrNotRegular)
+	}
+	fl := flock.New(path)
+	ok, err := fl.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: %s is held by another 'tmem model pull'; let it finish, then run this again", ErrPullRunning, path)
+	}
+	return func() { fl.Unlock() }, nil
+}
+
 // removeEmpty removes dir and its parents up to top while they are empty,
-// so a failed pull leaves no empty model folder behind.
+// so a failed pull leaves no empty model folder behind; dir's pull lock
+// goes first.
 func removeEmpty(dir, top string) {
 	if top == "" {
 		return
 	}
+	os.Remove(filepath.Join(dir, pullLockName))
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
 		if os.Remove(d) != nil || d == top {
 			return
@@ -443,6 +479,11 @@ func (m Manifest) Install(from, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("install model: %w", err)
 	}
+	unlock, err := lockPull(dir)
+	if err != nil {
+		return fmt.Errorf("install model: %w", err)
+	}
+	defer unlock()
 	for i, f := range m.Files {
 		if err := copyVerified(srcs[i], filepath.Join(dir, f.Name), f); err != nil {
 			return fmt.Errorf("install model %s: %w", f.Name, err)

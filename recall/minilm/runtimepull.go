@@ -131,6 +131,11 @@ func PullRuntime(ctx context.Context, o RuntimePullOptions) (st RuntimeStamp, er
 			removeEmpty(dir, top)
 		}
 	}()
+	unlock, err := lockPull(dir)
+	if err != nil {
+		return st, fmt.Errorf("pull onnx runtime: %w", err)
+	}
+	defer unlock()
 	archive := filepath.Join(dir, pin.Name)
 	f := File{Name: pin.Name, Path: pin.Name, SHA256: pin.SHA256}
 	if verifyFile(archive, f) != nil {

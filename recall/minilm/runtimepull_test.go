@@ -309,7 +309,7 @@ func requirePullRuntimeFailed(t *testing.T, err, wantErr error, wantMsg, rtDir s
 }
 
 // requireRuntimeInstalled checks the library, its stamp, and that nothing
-// else is left in the runtime folder.
+// else but the pull lock is left in the runtime folder.
 func requireRuntimeInstalled(t *testing.T, dir string, st RuntimeStamp, lib []byte) {
 	t.Helper()
 	rtDir := filepath.Join(dir, RuntimeDirName)
@@ -328,7 +328,7 @@ func requireRuntimeInstalled(t *testing.T, dir string, st RuntimeStamp, lib []by
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := []string{runtimeStampFile, "libonnxruntime.so"}; strings.Join(names, " ") != strings.Join(want, " ") {
+	if want := []string{pullLockName, runtimeStampFile, "libonnxruntime.so"}; strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Errorf("runtime folder holds %v, want %v", names, want)
 	}
 	info, err := InstalledRuntime(dir)
