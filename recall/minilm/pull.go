@@ -223,6 +223,9 @@ func removeEmpty(dir, top string) {
 // and the sha256 alone decides.
 func download(ctx context.Context, client fetcher, url, dest string, f File, progress io.Writer) error {
 	part := dest + ".part"
+	if err := clearPart(part); err != nil {
+		return err
+	}
 	h := sha256.New()
 	have, err := hashExisting(part, h)
 	if err != nil {
@@ -393,6 +396,25 @@ func contentRange(v string) (start, total int64) {
 	return start, total
 }
 
+// clearPart removes whatever is at a partial file's name unless it is a
+// regular file. The name is tmem's own: a symlink there would have the
+// download append to, or truncate, a file outside the model folder, and a
+// named pipe would block it. A folder there is an error naming it.
+func clearPart(part string) error {
+	st, err := os.Lstat(part)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case st.Mode().IsRegular():
+		return nil
+	case st.IsDir():
+		return fmt.Errorf("%s: %w (a folder); remove it and pull again", part, layout.ErrNotRegular)
+	}
+	return os.Remove(part)
+}
+
 // hashExisting feeds an existing partial file to h and returns its length.
 func hashExisting(path string, h hash.Hash) (int64, error) {
 	f, err := layout.OpenRegular(path)
@@ -501,6 +523,9 @@ func copyVerified(src, dest string, f File) error {
 	}
 	defer in.Close()
 	tmp := dest + ".part"
+	if err := clearPart(tmp); err != nil {
+		return err
+	}
 	out, err := os.Create(tmp)
 	if err != nil {
 		return err
