@@ -32,6 +32,36 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
+// TestLoadRefusesATruncatedLibrary: a truncated copy of the real library
+// is an error naming the file, not a SIGBUS in the dynamic loader (which
+// maps the missing pages and dies touching them).
+func TestLoadRefusesATruncatedLibrary(t *testing.T) {
+	lib, err := os.ReadFile(minilmtest.RequireORT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		keep int // bytes kept
+	}{
+		{"cut after its headers", 4096},
+		{"cut at half", len(lib) / 2},
+		{"missing its last tenth", len(lib) * 9 / 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "libonnxruntime.so")
+			if err := os.WriteFile(p, lib[:tt.keep], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(p)
+			if err == nil || !strings.Contains(err.Error(), p+": damaged library file") {
+				t.Fatalf("Load(%s) = %v, want an error naming it as damaged", p, err)
+			}
+		})
+	}
+}
+
 // TestSession runs the tiny test model once and checks what Run refuses.
 func TestSession(t *testing.T) {
 	rt, err := Load(minilmtest.RequireORT(t))

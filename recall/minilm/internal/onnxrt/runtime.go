@@ -94,6 +94,9 @@ func Load(path string) (*Runtime, error) {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
+	if err := checkWhole(path); err != nil {
+		return nil, fmt.Errorf("load onnx runtime %s: %w", path, err)
+	}
 	if loaded != nil {
 		if loaded.path != path {
 			return nil, fmt.Errorf("onnx runtime already loaded from %s, cannot also load %s", loaded.path, path)
