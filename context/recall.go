@@ -83,7 +83,7 @@ func (b *builder) recallHits(ctx context.Context, r Recaller) ([]recall.Hit, err
 		rep.Mode = RecallBM25
 		b.man.Notes = append(b.man.Notes, "no embedding model: recall ranked memories by BM25 keywords only")
 	}
-	hits, err := r.Search(ctx, recall.Query{Text: rep.Query, Teammates: []string{b.mate.Name}, K: rep.K})
+	hits, err := r.Search(ctx, recall.Query{Text: rep.Query, Teammates: []string{b.mate.Name}, K: rep.K, Now: b.now})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("build context: recall: %w", ctx.Err())

@@ -34,6 +34,13 @@ type Query struct {
 	// Mode is ModeHybrid (the default when empty), ModeBM25 or
 	// ModeVector; the last two exist for evaluation.
 	Mode string
+	// Now, when set, is the searcher's clock in its time zone: it decides
+	// which daily logs are recent (today and the six days before, which the
+	// context builder shows whole and the index leaves out) and what
+	// relative dates in Text mean. Zero means Options.Now. The context
+	// builder passes its own, so that a daily its window misses in another
+	// zone is indexed.
+	Now time.Time
 }
 
 // Hit is one ranked result: a passage of one entry of a file (a chunk, or

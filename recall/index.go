@@ -346,8 +346,10 @@ func (ix *Index) scopes(teammates []string) ([]string, error) {
 type scope struct {
 	name string
 	dir  string
-	man  *manifest
-	bl   bleve.Index // open for writing during a sync
+	// now is the clock a sync of the scope decides recent dailies by.
+	now time.Time
+	man *manifest
+	bl  bleve.Index // open for writing during a sync
 	// rd is the snapshot of the bleve index a search reads; rdDone lets
 	// go of it.
 	rd     *snapshot
@@ -461,7 +463,7 @@ func (ix *Index) lockScope(ctx context.Context, name string, write bool) (*scope
 	if write {
 		ix.readers.drop(dir) // its files may be replaced from now on
 	}
-	return &scope{name: name, dir: dir, fl: fl}, nil
+	return &scope{name: name, dir: dir, now: ix.now(), fl: fl}, nil
 }
 
 // waitLock takes a scope's lock, shared or for writing, waiting at most
@@ -615,9 +617,9 @@ func (f *fileState) statClean(c *candidate, racyAfter int64) bool {
 
 // scopeFiles lists, with one stat per file, the files a scope indexes: for
 // a teammate its typed memories, summaries, WISDOM.md and the dailies
-// that are not recent (the context builder shows those); for the shared
+// that are not recent at now (the context builder shows those); for the shared
 // scope CROSS-TEAM.md.
-func (ix *Index) scopeFiles(name string, st *SyncStats) ([]*candidate, error) {
+func (ix *Index) scopeFiles(name string, now time.Time, st *SyncStats) ([]*candidate, error) {
 	if name == "" {
 		return ix.statFiles([]layout.File{{Kind: layout.KindCrossTeam, Path: "CROSS-TEAM.md"}}, st), nil
 	}
@@ -636,7 +638,6 @@ func (ix *Index) scopeFiles(name string, st *SyncStats) ([]*candidate, error) {
 	// and a back-filled day waits for the next run. Indexing it costs at
 	// most a passing duplicate of the weekly; leaving it out would make it
 	// unreachable.
-	now := ix.now()
 	out := all[:0]
 	for _, c := range all {
 		f := c.file

@@ -105,10 +105,14 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 	if text != "" && mode != ModeBM25 && ix.opts.Embedder != nil {
 		ix.prepare(text, names) // embedded while the indexes open
 	}
+	now := q.Now
+	if now.IsZero() {
+		now = ix.now()
+	}
 	end := ix.trace("index")
 	b := ix.newBudget()
 	for _, name := range names {
-		s, err := ix.readyScope(ctx, name, q.NoSync && !rebuild, rebuild, b)
+		s, err := ix.readyScope(ctx, name, q.NoSync && !rebuild, rebuild, b, now)
 		if err != nil {
 			end()
 			return nil, err
@@ -119,7 +123,7 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 	end = ix.trace("embed")
 	// BM25 ranks beside the wait for the query's vector (still being
 	// embedded, the model perhaps still loading: see PrepareQuery).
-	bm := startBM25(ctx, scopes, text, ix.now(), mode, ix.candidates(k), mode != ModeBM25 && ix.opts.Embedder != nil)
+	bm := startBM25(ctx, scopes, text, now, mode, ix.candidates(k), mode != ModeBM25 && ix.opts.Embedder != nil)
 	qv, err := ix.queryVector(ctx, scopes, text, mode)
 	end()
 	var hits []Hit
@@ -138,9 +142,10 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 
 // readyScope locks a scope and makes sure its index is there and current
 // (or, under noSync, merely there; under rebuild, rebuilt), with bleve
-// open. In a workspace that cannot be written the index is searched as it
-// is (see readonly.go).
-func (ix *Index) readyScope(ctx context.Context, name string, noSync, rebuild bool, b *embedBudget) (*scope, error) {
+// open. A sync takes the dailies recent at now as the context builder's
+// (see Query.Now). In a workspace that cannot be written the index is
+// searched as it is (see readonly.go).
+func (ix *Index) readyScope(ctx context.Context, name string, noSync, rebuild bool, b *embedBudget, now time.Time) (*scope, error) {
 	s, err := ix.lockScope(ctx, name, !noSync)
 	if err != nil {
 		if !unwritable(err) {
@@ -161,6 +166,7 @@ func (ix *Index) readyScope(ctx context.Context, name string, noSync, rebuild bo
 			return nil, err
 		}
 	}
+	s.now = now
 	if _, err := ix.syncScope(ctx, s, rebuild, b); err != nil {
 		if unwritable(err) {
 			return ix.readAsIs(s, err)

@@ -40,7 +40,7 @@ func (ix *Index) syncFiles(ctx context.Context, s *scope, rebuild bool) (SyncSta
 			return st, err
 		}
 	}
-	files, err := ix.scopeFiles(s.name, &st)
+	files, err := ix.scopeFiles(s.name, s.now, &st)
 	if err != nil {
 		return st, fmt.Errorf("sync index of %s: %w", s.label(), err)
 	}
