@@ -7,7 +7,8 @@ import (
 // demote pushes every heading in md down by levels (capped at level 6),
 // leaving fenced code alone, so that a file's own `#` title nests under
 // the section heading the stack puts above it. Setext headings (a line
-// underlined with === or ---) become ATX headings on the way.
+// underlined with === or ---) become ATX headings on the way, and a fence
+// left open is closed on a line of its own at the end.
 func demote(md string, levels int) string {
 	if levels <= 0 {
 		return md
@@ -56,6 +57,11 @@ func demote(md string, levels int) string {
 			add = 6 - n
 		}
 		lines[i] = line[:indent] + strings.Repeat("#", add) + trim
+	}
+	if fence != "" {
+		// A fence the text leaves open would run on to the end of the
+		// stack and turn every later section into code: close it here.
+		lines = append(lines, fence)
 	}
 	return strings.Join(lines, "\n")
 }

@@ -1,6 +1,7 @@
 package context
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -31,6 +32,8 @@ func TestDemote(t *testing.T) {
 		{"one dash underlines too", "Title\n-", "### Title\n", 1},
 		{"a lone dash after a list item stays", "- item\n-", "- item\n-", 1},
 		{"underline in a fence stays", "```\nx\n===\n```", "```\nx\n===\n```", 1},
+		{"open fence closed", "text\n```go\nfunc main() {\n", "text\n```go\nfunc main() {\n\n```", 1},
+		{"open tilde fence closed with its length", "~~~~\n# a\n~~~", "~~~~\n# a\n~~~\n~~~~", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,4 +117,41 @@ func headingLevels(s string) []int {
 		return ast.WalkContinue, nil
 	})
 	return out
+}
+
+// TestOpenFenceStaysInItsSection builds stacks whose memory files leave a
+// code fence open: every section heading of the stack must still parse as
+// a heading, so nothing after the file reads as code.
+func TestOpenFenceStaysInItsSection(t *testing.T) {
+	tests := []struct {
+		name, path, body string
+	}{
+		{"SOUL.md", "beacon/SOUL.md", "# Beacon\n\n## Snippet\n\n```go\nfunc main() {\n"},
+		{"WISDOM.md", "beacon/WISDOM.md", "# Wisdom\n\n## Query\n\n~~~sql\nSELECT 1\n"},
+		{"today's log", "beacon/memory/2026-11-20.md", "# 2026-11-20\n\n## Repro\n\n```\n$ make test\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{"beacon/SOUL.md": "# Beacon\n\nSearch engineer.\n"}
+			files[tt.path] = tt.body
+			ws := writeFiles(t, files)
+			r, err := Build(context.Background(), ws, Options{Teammate: "beacon", Task: "run the tests",
+				Now: fixedClock(exampleNow)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Manifest.Sections) == 0 {
+				t.Fatal("no sections")
+			}
+			level1 := 0
+			for _, l := range headingLevels(r.Text) {
+				if l == 1 {
+					level1++
+				}
+			}
+			if level1 != len(r.Manifest.Sections) {
+				t.Errorf("%d level-1 headings parse, want one per section (%d):\n%s", level1, len(r.Manifest.Sections), r.Text)
+			}
+		})
+	}
 }
