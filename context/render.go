@@ -7,14 +7,15 @@ import (
 // demote pushes every heading in md down by levels (capped at level 6),
 // leaving fenced code alone, so that a file's own `#` title nests under
 // the section heading the stack puts above it. Setext headings (a line
-// underlined with === or ---) become ATX headings on the way, and a fence
-// left open is closed on a line of its own at the end.
+// underlined with === or ---) become ATX headings on the way, and a code
+// fence or HTML comment left open is closed on a line of its own at the
+// end.
 func demote(md string, levels int) string {
 	if levels <= 0 {
 		return md
 	}
 	lines := strings.Split(md, "\n")
-	fence := ""
+	var open openBlock
 	para := false // the previous line is paragraph text
 	for i, line := range lines {
 		trim := strings.TrimLeft(line, " ")
@@ -25,18 +26,7 @@ func demote(md string, levels int) string {
 			para = wasPara
 			continue
 		}
-		if fence != "" {
-			n := 0
-			for n < len(trim) && trim[n] == fence[0] {
-				n++
-			}
-			if n >= len(fence) && strings.TrimSpace(trim[n:]) == "" {
-				fence = ""
-			}
-			continue
-		}
-		if f := fenceOpen(trim); f != "" {
-			fence = f
+		if open.skip(trim) {
 			continue
 		}
 		if lvl := setextLevel(trim); lvl > 0 && wasPara {
@@ -58,12 +48,55 @@ func demote(md string, levels int) string {
 		}
 		lines[i] = line[:indent] + strings.Repeat("#", add) + trim
 	}
-	if fence != "" {
-		// A fence the text leaves open would run on to the end of the
-		// stack and turn every later section into code: close it here.
-		lines = append(lines, fence)
+	if c := open.closer(); c != "" {
+		// A block the text leaves open would run on to the end of the
+		// stack and turn every later section into code or a comment.
+		lines = append(lines, c)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// openBlock follows the Markdown blocks that run on until a closing line,
+// however far: fenced code and HTML comments.
+type openBlock struct {
+	fence   string // the open fence, or ""
+	comment bool   // in an HTML comment
+}
+
+// skip reports whether a line (trim, indented three spaces at most)
+// opens, continues or closes such a block, following it.
+func (o *openBlock) skip(trim string) bool {
+	switch {
+	case o.fence != "":
+		n := 0
+		for n < len(trim) && trim[n] == o.fence[0] {
+			n++
+		}
+		if n >= len(o.fence) && strings.TrimSpace(trim[n:]) == "" {
+			o.fence = ""
+		}
+		return true
+	case o.comment:
+		o.comment = !strings.Contains(trim, "-->")
+		return true
+	}
+	if f := fenceOpen(trim); f != "" {
+		o.fence = f
+		return true
+	}
+	if strings.HasPrefix(trim, "<!--") {
+		o.comment = !strings.Contains(trim[2:], "-->")
+		return true
+	}
+	return false
+}
+
+// closer returns the line that closes the block left open, or "".
+func (o *openBlock) closer() string {
+	if o.comment {
+		return "-->"
+	}
+	return o.fence
 }
 
 // setextLevel returns 1 for a === underline, 2 for a --- one, else 0.

@@ -34,6 +34,9 @@ func TestDemote(t *testing.T) {
 		{"underline in a fence stays", "```\nx\n===\n```", "```\nx\n===\n```", 1},
 		{"open fence closed", "text\n```go\nfunc main() {\n", "text\n```go\nfunc main() {\n\n```", 1},
 		{"open tilde fence closed with its length", "~~~~\n# a\n~~~", "~~~~\n# a\n~~~\n~~~~", 1},
+		{"open comment closed", "<!-- TODO\n# a", "<!-- TODO\n# a\n-->", 1},
+		{"closed comment stays", "<!-- a -->\n# b", "<!-- a -->\n## b", 1},
+		{"comment over lines stays", "<!--\n# a\n-->\n# b", "<!--\n# a\n-->\n## b", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,6 +92,9 @@ func TestDemoteAgreesWithTheParser(t *testing.T) {
 		"after a list":     "- item\n-\n\nPara\n---",
 		"after a quote":    "> quoted\n---",
 		"fenced":           "```\n# no\n```\n# yes",
+		"comment":          "<!--\n# no\n-->\n# yes",
+		"one-line comment": "<!-- x -->\n# yes",
+		"empty comment":    "<!-->\n# yes",
 		"indented heading": "   ## three spaces",
 		"deep":             "###### six\n##### five",
 	}
@@ -119,16 +125,18 @@ func headingLevels(s string) []int {
 	return out
 }
 
-// TestOpenFenceStaysInItsSection builds stacks whose memory files leave a
-// code fence open: every section heading of the stack must still parse as
+// TestOpenBlockStaysInItsSection builds stacks whose memory files leave a
+// code fence or an HTML comment open: every section heading of the stack must still parse as
 // a heading, so nothing after the file reads as code.
-func TestOpenFenceStaysInItsSection(t *testing.T) {
+func TestOpenBlockStaysInItsSection(t *testing.T) {
 	tests := []struct {
 		name, path, body string
 	}{
 		{"SOUL.md", "beacon/SOUL.md", "# Beacon\n\n## Snippet\n\n```go\nfunc main() {\n"},
 		{"WISDOM.md", "beacon/WISDOM.md", "# Wisdom\n\n## Query\n\n~~~sql\nSELECT 1\n"},
 		{"today's log", "beacon/memory/2026-11-20.md", "# 2026-11-20\n\n## Repro\n\n```\n$ make test\n"},
+		{"an open comment", "beacon/SOUL.md", "# Beacon\n\n## Notes\n\n<!-- TODO: rewrite this\n"},
+		{"a comment closed on its line", "beacon/GOALS.md", "# Goals\n\n<!-- draft -->\n\n## Ship it\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
