@@ -39,8 +39,9 @@ const DefaultRecallFloor = 0.1
 
 // DailyShare is the part of the budget the recent daily logs may use:
 // 24,000 of the default 32,000 tokens. Recall gets the rest plus whatever
-// the daily logs leave unused.
-func DailyShare(budget int) int { return budget * 3 / 4 }
+// the daily logs leave unused. It is counted without multiplying the
+// budget first, so that a budget near the largest int does not wrap round.
+func DailyShare(budget int) int { return budget/4*3 + budget%4*3/4 }
 
 // Recaller is the part of the recall index Build needs.
 type Recaller interface {
