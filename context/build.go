@@ -142,9 +142,18 @@ type builder struct {
 // creates the teammate's empty session file if it is missing, and writes
 // nothing else.
 func Build(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, error) {
+	// A task that is not UTF-8 would make the stack not UTF-8 either, and
+	// its JSON text (where encoding/json replaces such bytes) disagree
+	// with the manifest's offsets and counts.
+	task := strings.ToValidUTF8(opts.Task, "\uFFFD")
+	badTask := task != opts.Task
+	opts.Task = task
 	b, err := newBuilder(ws, opts)
 	if err != nil {
 		return nil, err
+	}
+	if badTask {
+		b.warn("task: not valid UTF-8; each run of bytes that is not is shown as U+FFFD")
 	}
 	secs, err := b.sections(ctx, opts)
 	if err != nil {
