@@ -229,7 +229,13 @@ func (g *gen) teammate(name string, start time.Time, o Options, compactedUntil t
 		}
 		g.st.Monthly++
 	}
-	for i := 0; i < o.TypedPerYear*o.Years; i++ {
+	return g.typed(name, o.TypedPerYear*o.Years)
+}
+
+// typed writes n typed memories for the teammate, named as tmem remember
+// names them.
+func (g *gen) typed(name string, n int) error {
+	for i := 0; i < n; i++ {
 		typ := g.pick(types)
 		subj := strings.TrimPrefix(g.pick(subjects), "the ")
 		if g.r.IntN(2) == 0 {
