@@ -2,13 +2,15 @@ package context
 
 import (
 	"strings"
+
+	"github.com/tmemhq/tmem/layout"
 )
 
 // demote pushes every heading in md down by levels (capped at level 6),
 // leaving fenced code alone, so that a file's own `#` title nests under
 // the section heading the stack puts above it. Setext headings (a line
 // underlined with === or ---) become ATX headings on the way, and a code
-// fence or HTML comment left open is closed on a line of its own at the
+// fence or HTML block left open is closed on a line of its own at the
 // end.
 func demote(md string, levels int) string {
 	if levels <= 0 {
@@ -48,12 +50,14 @@ func demote(md string, levels int) string {
 		}
 		lines[i] = line[:indent] + strings.Repeat("#", add) + trim
 	}
-	if c := open.closer(); c != "" {
+	out := strings.Join(lines, "\n")
+	if c := layout.OpenBlockCloser(out); c != "" {
 		// A block the text leaves open would run on to the end of the
-		// stack and turn every later section into code or a comment.
-		lines = append(lines, c)
+		// stack and turn every later section into code, HTML or a
+		// comment.
+		out += "\n" + c
 	}
-	return strings.Join(lines, "\n")
+	return out
 }
 
 // openBlock follows the Markdown blocks that run on until a closing line,
@@ -89,14 +93,6 @@ func (o *openBlock) skip(trim string) bool {
 		return true
 	}
 	return false
-}
-
-// closer returns the line that closes the block left open, or "".
-func (o *openBlock) closer() string {
-	if o.comment {
-		return "-->"
-	}
-	return o.fence
 }
 
 // setextLevel returns 1 for a === underline, 2 for a --- one, else 0.

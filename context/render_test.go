@@ -35,6 +35,7 @@ func TestDemote(t *testing.T) {
 		{"open fence closed", "text\n```go\nfunc main() {\n", "text\n```go\nfunc main() {\n\n```", 1},
 		{"open tilde fence closed with its length", "~~~~\n# a\n~~~", "~~~~\n# a\n~~~\n~~~~", 1},
 		{"open comment closed", "<!-- TODO\n# a", "<!-- TODO\n# a\n-->", 1},
+		{"open pre closed", "<pre>\n+--+", "<pre>\n+--+\n</pre>", 1},
 		{"closed comment stays", "<!-- a -->\n# b", "<!-- a -->\n## b", 1},
 		{"comment over lines stays", "<!--\n# a\n-->\n# b", "<!--\n# a\n-->\n## b", 1},
 	}
@@ -137,6 +138,10 @@ func TestOpenBlockStaysInItsSection(t *testing.T) {
 		{"today's log", "beacon/memory/2026-11-20.md", "# 2026-11-20\n\n## Repro\n\n```\n$ make test\n"},
 		{"an open comment", "beacon/SOUL.md", "# Beacon\n\n## Notes\n\n<!-- TODO: rewrite this\n"},
 		{"a comment closed on its line", "beacon/GOALS.md", "# Goals\n\n<!-- draft -->\n\n## Ship it\n"},
+		{"an open <pre>", "beacon/SOUL.md", "# Beacon\n\n## Layout\n\n<pre>\n+---+\n"},
+		{"an open <script>", "beacon/WISDOM.md", "# Wisdom\n\n## Snippet\n\n<script>\nlet x = 1\n"},
+		{"an open CDATA", "beacon/GOALS.md", "# Goals\n\n<![CDATA[\nraw\n"},
+		{"a fence in a list item ends with it", "beacon/GOALS.md", "# Goals\n\n- step\n\n  ```sh\n  make\n\ndone\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

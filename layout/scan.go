@@ -33,6 +33,12 @@ func closerOf(text string) string {
 	return ""
 }
 
+// OpenBlockCloser returns the line that closes the fenced code block or
+// HTML block (comment, <pre>, <script>, <?, <![CDATA[ ...) text leaves
+// open at its end, or "" when none is: what to put after a piece of
+// Markdown so that what follows it is not read as part of that block.
+func OpenBlockCloser(text string) string { return closerOf(text) }
+
 // scan reads body's lines with the block rules below.
 func scan(body []byte) *scanner {
 	s := &scanner{para: -1, item: -1}
