@@ -104,6 +104,12 @@ func TestLateDailyKeepsSectionOrder(t *testing.T) {
 			b = replaced(t, b, "## 2026-11-06 Friday", "## 2026-11-04 Wednesday")
 			return b + "\n" + notes
 		}, "## Notes"},
+		{"a day's heading led by its weekday", func(t *testing.T, b string) string {
+			return replaced(t, b, "## 2026-11-06 Friday\n", "## Fri 2026-11-06\n")
+		}, "## Fri 2026-11-06"},
+		{"a day's heading led by its weekday in full", func(t *testing.T, b string) string {
+			return replaced(t, b, "## 2026-11-06 Friday\n", "## Friday, 2026-11-06\n")
+		}, "## Friday, 2026-11-06"},
 		{"notes at the top and the end", func(t *testing.T, b string) string {
 			b = replaced(t, b, "# Week 2026-W45\n\n", "# Week 2026-W45\n\n"+notes+"\n")
 			return b + "\n" + notes
@@ -154,6 +160,44 @@ func TestLateDailyKeepsHeadingsAsWritten(t *testing.T) {
 			edited, merged := mergeLate(t, tt.edit, tt.budget)
 			if want := withSection(t, edited, tt.sec, tt.before); merged != want {
 				t.Errorf("merged weekly:\n%s\nwant:\n%s", merged, want)
+			}
+		})
+	}
+}
+
+// TestLateEntryUnderWeekdayHeading: a day section whose heading a person
+// rewrote to lead with the weekday ("## Fri 2026-11-06") is still that
+// day's section, so an entry logged late on that day updates it in place
+// instead of adding a second section for the same day.
+func TestLateEntryUnderWeekdayHeading(t *testing.T) {
+	for _, heading := range []string{"## Fri 2026-11-06", "## Friday, 2026-11-06", "## fri. 2026-11-06"} {
+		t.Run(heading, func(t *testing.T) {
+			ws := fromTxtar(t, "")
+			old := day("2026-11-01")
+			writeFile(t, ws, "beacon/SOUL.md", "# Beacon\n", old)
+			for _, d := range []string{"2026-11-02", "2026-11-06"} {
+				writeFile(t, ws, "beacon/memory/"+d+".md", "# "+d+"\n\n## Work on "+d+"\n\nDecision: use plan "+d+".\n", old)
+			}
+			compactAt(t, ws, "2026-11-20", 0)
+			rel := "beacon/memory/weekly/2026-W45.md"
+			meta, body := weeklyParts(t, ws, rel)
+			writeFile(t, ws, rel, meta+replaced(t, body, "## 2026-11-06 Friday\n", heading+"\n"), old)
+			if _, err := ws.AppendDaily(context.Background(), "beacon", day("2026-11-06"), "Late", "Checked the ranking again."); err != nil {
+				t.Fatal(err)
+			}
+			compactAt(t, ws, "2026-11-20", 0)
+			_, merged := weeklyParts(t, ws, rel)
+			heads := 0
+			for _, line := range strings.Split(merged, "\n") {
+				if strings.HasPrefix(line, "## ") && strings.Contains(line, "2026-11-06") {
+					heads++
+				}
+			}
+			if heads != 1 || !strings.Contains(merged, "\n"+heading+"\n") {
+				t.Errorf("want one section for the day, under the heading as written (%d):\n%s", heads, merged)
+			}
+			if !strings.Contains(merged, "Checked the ranking again") {
+				t.Errorf("the late entry is not in the weekly:\n%s", merged)
 			}
 		})
 	}
