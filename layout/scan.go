@@ -227,8 +227,20 @@ func itemWidth(l []byte) int {
 // thematicBreak reports a line of three or more "-", "*" or "_", with
 // spaces between them allowed.
 func thematicBreak(l []byte) bool {
-	t := bytes.ReplaceAll(bytes.ReplaceAll(bytes.TrimSpace(l), []byte(" "), nil), []byte("\t"), nil)
-	return len(t) >= 3 && len(bytes.Trim(t, string(t[:1]))) == 0 && (t[0] == '-' || t[0] == '*' || t[0] == '_')
+	var mark byte
+	n := 0
+	for _, c := range bytes.TrimSpace(l) {
+		switch {
+		case c == ' ' || c == '\t':
+		case mark == 0 && (c == '-' || c == '*' || c == '_'):
+			mark, n = c, 1
+		case c == mark:
+			n++
+		default:
+			return false
+		}
+	}
+	return n >= 3
 }
 
 // htmlEnd returns what ends an HTML block that line opens ("\n" for a

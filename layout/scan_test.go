@@ -133,3 +133,29 @@ func TestParseDeeplyNested(t *testing.T) {
 		})
 	}
 }
+
+func TestThematicBreak(t *testing.T) {
+	tests := []struct {
+		name string
+		line string
+		want bool
+	}{
+		{"three dashes", "---", true},
+		{"spaced stars", "* * *", true},
+		{"underscores with tabs", "_\t_ _", true},
+		{"indented, trailing spaces", "  ----  ", true},
+		{"two marks", "--", false},
+		{"mixed marks", "-*-", false},
+		{"text after", "---a", false},
+		{"equals signs", "===", false},
+		{"empty", "", false},
+		{"blank", "   ", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := thematicBreak([]byte(tt.line)); got != tt.want {
+				t.Errorf("thematicBreak(%q) = %v, want %v", tt.line, got, tt.want)
+			}
+		})
+	}
+}
