@@ -102,13 +102,21 @@ func (o *contextOptions) check(asJSON, formatSet bool) error {
 	if err != nil {
 		return usageError{fmt.Errorf("--tokenizer: %w", err)}
 	}
-	o.tok, o.loc = tok, time.Local
-	if o.tz != "" {
-		if o.loc, err = time.LoadLocation(o.tz); err != nil {
-			return usageErrorf("--tz %q: not a time zone (want an IANA name such as Europe/Berlin, or UTC)", o.tz)
-		}
+	o.tok = tok
+	o.loc, err = zoneFlag(o.tz)
+	return err
+}
+
+// zoneFlag reads a --tz value: the local zone when empty.
+func zoneFlag(tz string) (*time.Location, error) {
+	if tz == "" {
+		return time.Local, nil
 	}
-	return nil
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return nil, usageErrorf("--tz %q: not a time zone (want an IANA name such as Europe/Berlin, or UTC)", tz)
+	}
+	return loc, nil
 }
 
 // printStack builds the teammate's prompt stack for task and prints it. The

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +24,8 @@ type recallOptions struct {
 	noSync       bool
 	recencyDepth int
 	boost        map[string]string
+	tz           string
+	loc          *time.Location
 }
 
 func newRecallCmd(f *factory) *cobra.Command {
@@ -71,6 +74,7 @@ always included.`,
 	fl.IntVarP(&opts.k, "k", "k", 10, "number of hits")
 	fl.BoolVar(&opts.noSync, "no-sync", false, "search the index as it is, without syncing it with the files")
 	fl.IntVar(&opts.recencyDepth, "recency-depth", recall.DefaultRanking.RecencyDepth, "most recent weekly summaries always included (0: none)")
+	fl.StringVar(&opts.tz, "tz", "", "time zone of today (which dailies are recent) and of relative dates in QUERY, an IANA name (default: local)")
 	fl.StringToStringVar(&opts.boost, "boost", nil, "score multiplier per kind, e.g. typed=1.3,daily=0.9; a kind not given keeps its default")
 	// The flag starts empty and rankingFlag lays what it is given over the
 	// defaults: help shows those, once, where it shows every default.
@@ -86,7 +90,9 @@ func (o *recallOptions) check() error {
 	if o.recencyDepth < 0 {
 		return usageErrorf("--recency-depth %d: want 0 (none) or more", o.recencyDepth)
 	}
-	return nil
+	var err error
+	o.loc, err = zoneFlag(o.tz)
+	return err
 }
 
 // printRecall searches the teammates' memories for text and prints the hits.
@@ -110,7 +116,11 @@ func (f *factory) printRecall(ctx context.Context, opts *recallOptions, text str
 	if depth == 0 {
 		depth = -1 // the flag's 0 means none; the library's 0 means default
 	}
-	hits, err := ix.Search(ctx, recall.Query{Text: text, Teammates: names, K: opts.k, NoSync: opts.noSync, RecencyDepth: depth})
+	clock, err := f.Clock()
+	if err != nil {
+		return err
+	}
+	hits, err := ix.Search(ctx, recall.Query{Text: text, Teammates: names, K: opts.k, NoSync: opts.noSync, RecencyDepth: depth, Now: clock().In(opts.loc)})
 	if err != nil {
 		return err
 	}
