@@ -200,7 +200,31 @@ func lockPull(dir string) (func(), error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %s is held by another 'tmem model pull'; let it finish, then run this again", ErrPullRunning, path)
 	}
+	removeStaleTemps(dir, time.Now())
 	return func() { fl.Unlock() }, nil
+}
+
+// staleTempAge is how old a temp file of an atomic write in a folder a
+// pull fills must be before the next pull removes it: under the pull lock
+// it can only be a killed pull's, but a process that opens the model may
+// be writing a cache file beside it just now.
+const staleTempAge = 10 * time.Minute
+
+// removeStaleTemps removes the temp files that killed atomic writes left
+// in dir (a library of hundreds of MiB, a stamp), once staleTempAge old.
+func removeStaleTemps(dir string, now time.Time) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !layout.IsTempName(e.Name()) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) >= staleTempAge {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // removeEmpty removes dir and its parents up to top while they are empty,

@@ -9,12 +9,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tmemhq/tmem/recall/minilm/minilmtest"
 )
@@ -405,4 +407,48 @@ func openPulledModel(t *testing.T, dir string) {
 		t.Fatalf("got %d vectors", len(vecs))
 	}
 	fmt.Printf("backend=%s runtime=%s fallback=%s\n", e.Backend(), e.Runtime(), e.Fallback())
+}
+
+// TestPullRemovesKilledWritesTemps: a pull killed while it wrote the
+// library (hundreds of MiB) left its temp file in onnxruntime/; the next
+// pull removes such a file once it is old enough to be no live writer's,
+// and keeps a fresh one and every other file.
+func TestPullRemovesKilledWritesTemps(t *testing.T) {
+	archive := runtimeTarball(t, []byte("library"))
+	_, srv := newReleaseSite(t, archive)
+	dir := t.TempDir()
+	rt := filepath.Join(dir, RuntimeDirName)
+	if err := os.MkdirAll(rt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	files := map[string]bool{ // name → want it removed
+		".libonnxruntime.so.tmp-123": true,
+		".runtime.json.tmp-9":        true,
+		".libonnxruntime.so.tmp-456": false, // fresh: maybe a live writer's
+		"notes.txt":                  false,
+	}
+	for name, stale := range files {
+		p := filepath.Join(rt, name)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if stale || name == "notes.txt" {
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	o := RuntimePullOptions{BaseURL: srv.URL, Dir: dir, Platform: "linux/amd64", Pins: testRuntimePins(archive), HTTPClient: srv.Client()}
+	if _, err := PullRuntime(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	for name, stale := range files {
+		t.Run(name, func(t *testing.T) {
+			_, err := os.Lstat(filepath.Join(rt, name))
+			if gone := errors.Is(err, fs.ErrNotExist); gone != stale {
+				t.Errorf("removed = %v, want %v (%v)", gone, stale, err)
+			}
+		})
+	}
 }
