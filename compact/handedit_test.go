@@ -1,7 +1,6 @@
 package compact
 
 import (
-	"context"
 	"os"
 	"strings"
 	"testing"
@@ -22,32 +21,10 @@ func TestLateDailyKeepsHandEditedWeekly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ws := fromTxtar(t, "")
-			old := day("2026-11-01")
-			writeFile(t, ws, "beacon/SOUL.md", "# Beacon\n", old)
-			for _, d := range []string{"2026-11-02", "2026-11-03"} {
-				writeFile(t, ws, "beacon/memory/"+d+".md", "# "+d+"\n\n## Work on "+d+"\n\nDecision: use plan "+d+".\n", old)
-			}
-			if _, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-20"), Episodic: true}); err != nil {
-				t.Fatal(err)
-			}
-			rel := "beacon/memory/weekly/2026-W45.md"
-			b, err := os.ReadFile(ws.Abs(rel))
-			if err != nil {
-				t.Fatal(err)
-			}
-			edited := strings.Replace(string(b), "# Week 2026-W45\n", tt.title+"\n", 1)
-			edited = strings.Replace(edited, "## 2026-11-03 Tuesday\n", "## 2026-11-03 Tuesday\n\nHand note: plan 03 was reverted.\n", 1)
-			writeFile(t, ws, rel, edited, old)
-			writeFile(t, ws, "beacon/memory/2026-11-05.md", "# 2026-11-05\n\n## Late entry\n\nLesson: always pad dates.\n", old)
-			if _, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-20"), Episodic: true}); err != nil {
-				t.Fatal(err)
-			}
-			b, err = os.ReadFile(ws.Abs(rel))
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := string(b)
+			got := editThenMergeLate(t, []string{"2026-11-02", "2026-11-03"}, func(b string) string {
+				edited := strings.Replace(b, "# Week 2026-W45\n", tt.title+"\n", 1)
+				return strings.Replace(edited, "## 2026-11-03 Tuesday\n", "## 2026-11-03 Tuesday\n\nHand note: plan 03 was reverted.\n", 1)
+			})
 			for _, want := range []string{"\n" + tt.wantTitle, "Hand note: plan 03 was reverted.", "Lesson: always pad dates."} {
 				if !strings.Contains(got, want) {
 					t.Errorf("the merged weekly lacks %q:\n%s", want, got)
@@ -75,29 +52,9 @@ func TestLateDailyKeepsHandWrittenLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ws := fromTxtar(t, "")
-			old := day("2026-11-01")
-			writeFile(t, ws, "beacon/SOUL.md", "# Beacon\n", old)
-			writeFile(t, ws, "beacon/memory/2026-11-02.md", "# 2026-11-02\n\n## Work\n\nDecision: use plan A.\n", old)
-			if _, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-20"), Episodic: true}); err != nil {
-				t.Fatal(err)
-			}
-			rel := "beacon/memory/weekly/2026-W45.md"
-			b, err := os.ReadFile(ws.Abs(rel))
-			if err != nil {
-				t.Fatal(err)
-			}
-			edited := strings.Replace(string(b), "# Week 2026-W45\n\n", "# Week 2026-W45\n\n"+tt.after, 1)
-			writeFile(t, ws, rel, edited, old)
-			writeFile(t, ws, "beacon/memory/2026-11-05.md", "# 2026-11-05\n\n## Late entry\n\nLesson: always pad dates.\n", old)
-			if _, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-20"), Episodic: true}); err != nil {
-				t.Fatal(err)
-			}
-			b, err = os.ReadFile(ws.Abs(rel))
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := string(b)
+			got := editThenMergeLate(t, []string{"2026-11-02"}, func(b string) string {
+				return strings.Replace(b, "# Week 2026-W45\n\n", "# Week 2026-W45\n\n"+tt.after, 1)
+			})
 			for _, want := range append(tt.keep, "Lesson: always pad dates.") {
 				if !strings.Contains(got, want) {
 					t.Errorf("the merged weekly lacks %q:\n%s", want, got)
@@ -105,4 +62,32 @@ func TestLateDailyKeepsHandWrittenLines(t *testing.T) {
 			}
 		})
 	}
+}
+
+// editThenMergeLate compacts week 2026-W45 of the given dailies (each with
+// one entry), lets edit rewrite the weekly file as a person would, adds a
+// late daily for 2026-11-05 and compacts again; it returns the weekly.
+func editThenMergeLate(t *testing.T, days []string, edit func(string) string) string {
+	t.Helper()
+	ws := fromTxtar(t, "")
+	old := day("2026-11-01")
+	writeFile(t, ws, "beacon/SOUL.md", "# Beacon\n", old)
+	for _, d := range days {
+		writeFile(t, ws, "beacon/memory/"+d+".md", "# "+d+"\n\n## Work on "+d+"\n\nDecision: use plan "+d+".\n", old)
+	}
+	compactAt(t, ws, "2026-11-20", 0)
+	rel := "beacon/memory/weekly/2026-W45.md"
+	writeFile(t, ws, rel, edit(fileText(t, ws.Abs(rel))), old)
+	writeFile(t, ws, "beacon/memory/2026-11-05.md", "# 2026-11-05\n\n## Late entry\n\nLesson: always pad dates.\n", old)
+	compactAt(t, ws, "2026-11-20", 0)
+	return fileText(t, ws.Abs(rel))
+}
+
+func fileText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
