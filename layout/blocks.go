@@ -52,7 +52,11 @@ func ParseBlocks(src []byte, tables bool) ast.Node {
 // DeeplyNested reports whether some line of src opens more block quotes
 // or is indented further than hand-written Markdown ever is. It reads
 // src once.
-func DeeplyNested(src []byte) bool {
+func DeeplyNested(src []byte) bool { return anyLine(src, lineNesting) }
+
+// anyLine reports whether some line of src (without its line break)
+// satisfies f, reading src once and stopping at the first.
+func anyLine(src []byte, f func(line []byte) bool) bool {
 	for len(src) > 0 {
 		line := src
 		if i := bytes.IndexByte(src, '\n'); i >= 0 {
@@ -60,7 +64,7 @@ func DeeplyNested(src []byte) bool {
 		} else {
 			src = nil
 		}
-		if lineNesting(line) {
+		if f(line) {
 			return true
 		}
 	}

@@ -48,20 +48,7 @@ func headingSlipFindings(path string, d *Doc) []Finding {
 
 // hasMissedHeading reports whether some line of body looks like a missed
 // heading, before anything is parsed.
-func hasMissedHeading(body []byte) bool {
-	for len(body) > 0 {
-		line := body
-		if i := bytes.IndexByte(body, '\n'); i >= 0 {
-			line, body = body[:i], body[i+1:]
-		} else {
-			body = nil
-		}
-		if missedHeading().Match(line) {
-			return true
-		}
-	}
-	return false
-}
+func hasMissedHeading(body []byte) bool { return anyLine(body, missedHeading().Match) }
 
 // rawLine is the 1-based line ln of body, without its line break.
 func rawLine(body []byte, starts []int, ln int) []byte {
