@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -70,6 +71,19 @@ func queryGroups(text string, now time.Time) ([]termGroup, error) {
 	return gs, nil
 }
 
+// errNoWords is bm25Search's answer to a query that holds nothing the
+// index holds words for: only stop words, punctuation, symbols or emoji.
+var errNoWords = errors.New("the query holds no word to search for")
+
+func hasTerms(gs []termGroup) bool {
+	for _, g := range gs {
+		if len(g.terms) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func distinct(ts []string) []string {
 	seen := map[string]bool{}
 	out := ts[:0:0]
@@ -128,6 +142,9 @@ func bm25Search(ctx context.Context, scopes []*scope, text string, now time.Time
 	groups, err := queryGroups(text, now)
 	if err != nil {
 		return nil, err
+	}
+	if !hasTerms(groups) {
+		return nil, errNoWords
 	}
 	avg := averageLengths(scopes)
 	sps := make([]*scopePostings, len(scopes))

@@ -134,6 +134,9 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 	}
 	// The scopes close on return: BM25 must be done with them.
 	bm.wait()
+	if bm.noWords && qv == nil && err == nil {
+		ix.warnf("recall: %s (stop words, punctuation, symbols and emoji are not indexed)", errNoWords)
+	}
 	if cerr := checkUnlocked(scopes); cerr != nil {
 		return nil, cerr
 	}
@@ -407,9 +410,10 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 
 // pendingBM25 is a BM25 ranking under way (see startBM25).
 type pendingBM25 struct {
-	done chan struct{}
-	list []scored
-	err  error
+	done    chan struct{}
+	list    []scored
+	err     error
+	noWords bool // the query holds no word BM25 searches for
 }
 
 // startBM25 starts ranking the best n chunks of the scopes for text by BM25
@@ -422,7 +426,11 @@ func startBM25(ctx context.Context, scopes []*scope, text string, now time.Time,
 	}
 	rank := func() {
 		defer close(p.done)
-		if p.list, p.err = bm25Search(ctx, scopes, text, now, n); p.err != nil {
+		p.list, p.err = bm25Search(ctx, scopes, text, now, n)
+		if errors.Is(p.err, errNoWords) {
+			p.noWords, p.err = true, nil
+		}
+		if p.err != nil {
 			p.err = fmt.Errorf("search %q: %w", text, p.err)
 		}
 	}
