@@ -90,6 +90,10 @@ type PullOptions struct {
 	Variant string
 	// CPU picks the int8 export; nil means HostCPU().
 	CPU *CPUFeatures
+
+	// slow is the slowest a download may arrive; zero means
+	// defaultSpeedLimit. Tests set short windows.
+	slow speedLimit
 }
 
 // Errors a Pull may wrap, so callers can say what to do.
@@ -123,7 +127,7 @@ func Pull(ctx context.Context, o PullOptions) (err error) {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	client := newFetcher(o.HTTPClient, o.IdleTimeout)
+	client := newFetcher(o.HTTPClient, o.IdleTimeout, o.slow)
 	progress := o.Progress
 	if progress == nil {
 		progress = io.Discard
@@ -312,11 +316,11 @@ var errRangeRefused = errors.New("range not satisfiable")
 // length than the pin is refused before anything is written, and the
 // partial file is deleted.
 func fetch(ctx context.Context, client fetcher, url, part string, have int64, h hash.Hash, f File, progress io.Writer) (int64, hash.Hash, int64, error) {
-	ctx, w, stop := watch(ctx, client.idle)
+	ctx, w, stop := watch(ctx, client)
 	defer stop()
 	resp, err := get(ctx, client.client, url, have)
 	if err != nil {
-		return have, h, -1, stallError(ctx, err, client.idle)
+		return have, h, -1, w.explain(ctx, err, url)
 	}
 	defer resp.Body.Close()
 	flags := os.O_WRONLY | os.O_CREATE
@@ -361,7 +365,7 @@ func fetch(ctx context.Context, client fetcher, url, part string, have int64, h 
 	pw := &progressWriter{w: progress, name: f.Name, total: want, done: have}
 	// Never read past the expected size: a longer body is wrong anyway.
 	n, copyErr := io.Copy(io.MultiWriter(out, h, pw), io.LimitReader(w.body(resp.Body), limit-have+1))
-	copyErr = stallError(ctx, copyErr, client.idle)
+	copyErr = w.explain(ctx, copyErr, url)
 	have += n
 	if err := out.Close(); err != nil && copyErr == nil {
 		copyErr = err

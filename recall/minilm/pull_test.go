@@ -458,7 +458,8 @@ func TestPullGivesUpOnAStalledServer(t *testing.T) {
 }
 
 // TestPullWaitsForASlowServer: a server that keeps sending, however
-// slowly, is never cut off by the idle timeout.
+// slowly, is never cut off by the idle timeout (the speed limit's window,
+// a minute, outlasts this download).
 func TestPullWaitsForASlowServer(t *testing.T) {
 	files := testFiles()
 	files["model.onnx"] = []byte("small")

@@ -139,7 +139,7 @@ func PullRuntime(ctx context.Context, o RuntimePullOptions) (st RuntimeStamp, er
 	archive := filepath.Join(dir, pin.Name)
 	f := File{Name: pin.Name, Path: pin.Name, SHA256: pin.SHA256}
 	if verifyFile(archive, f) != nil {
-		if err := download(ctx, newFetcher(o.HTTPClient, o.IdleTimeout), runtimeURL(o.BaseURL, pin), archive, f, progress); err != nil {
+		if err := download(ctx, newFetcher(o.HTTPClient, o.IdleTimeout, speedLimit{}), runtimeURL(o.BaseURL, pin), archive, f, progress); err != nil {
 			return st, fmt.Errorf("pull onnx runtime %s: %w", pin.Name, err)
 		}
 	}
