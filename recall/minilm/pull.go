@@ -127,7 +127,7 @@ func Pull(ctx context.Context, o PullOptions) (err error) {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	client := newFetcher(o.HTTPClient, o.IdleTimeout, o.slow)
+	client := newFetcher(o.HTTPClient, o.IdleTimeout, o.slow, 0)
 	progress := o.Progress
 	if progress == nil {
 		progress = io.Discard
@@ -251,19 +251,13 @@ func removeEmpty(dir, top string) {
 // and the sha256 alone decides.
 func download(ctx context.Context, client fetcher, url, dest string, f File, progress io.Writer) error {
 	part := dest + ".part"
-	if err := clearPart(part); err != nil {
-		return err
+	most := f.Size
+	if most == 0 {
+		most = client.max
 	}
-	h := sha256.New()
-	have, err := hashExisting(part, h)
+	have, h, err := resumable(part, most)
 	if err != nil {
 		return err
-	}
-	if f.Size > 0 && have > f.Size {
-		if err := os.Remove(part); err != nil {
-			return err
-		}
-		have, h = 0, sha256.New()
 	}
 	size := f.Size
 	switch {
@@ -304,8 +298,10 @@ func download(ctx context.Context, client fetcher, url, dest string, f File, pro
 	return nil
 }
 
-// maxUnpinnedSize bounds a download whose length is not pinned.
-const maxUnpinnedSize = 1 << 30
+// maxUnpinnedSize bounds a download whose length is not pinned, an ONNX
+// Runtime archive (the Linux x86-64 library, 33 MB, gzips to 12 MB): its
+// sha256 alone would refuse an endless body only after writing it.
+const maxUnpinnedSize = 256 << 20
 
 // errRangeRefused is a 416 answer to a resume: nothing lies past the offset.
 var errRangeRefused = errors.New("range not satisfiable")
@@ -313,8 +309,8 @@ var errRangeRefused = errors.New("range not satisfiable")
 // fetch appends the bytes from offset have onwards to part. It returns the
 // new length, the hash of the whole part file and the length the file must
 // have (f.Size, else the server's, else -1). A server whose file has another
-// length than the pin is refused before anything is written, and the
-// partial file is deleted.
+// length than the pin, or is longer than client.max when none is pinned, is
+// refused before anything is written, and the partial file is deleted.
 func fetch(ctx context.Context, client fetcher, url, part string, have int64, h hash.Hash, f File, progress io.Writer) (int64, hash.Hash, int64, error) {
 	ctx, w, stop := watch(ctx, client)
 	defer stop()
@@ -343,22 +339,15 @@ func fetch(ctx context.Context, client fetcher, url, part string, have int64, h 
 	default:
 		return have, h, -1, fmt.Errorf("%w: GET %s: %s", ErrDownload, url, resp.Status)
 	}
-	want := f.Size
-	if want == 0 {
-		want = total
-	}
-	if total >= 0 && total != want {
-		rmErr := os.Remove(part)
-		if errors.Is(rmErr, fs.ErrNotExist) {
-			rmErr = nil
-		}
-		return have, h, want, errors.Join(fmt.Errorf("%w: the server's file is %d bytes, the pinned one %d; nothing was kept", ErrWrongFile, total, f.Size), rmErr)
+	want, err := expectedLength(f, total, client.max, part)
+	if err != nil {
+		return have, h, want, err
 	}
 	out, err := os.OpenFile(part, flags, 0o644)
 	if err != nil {
 		return have, h, want, err
 	}
-	limit := int64(maxUnpinnedSize)
+	limit := client.max
 	if want >= 0 {
 		limit = want
 	}
@@ -373,13 +362,47 @@ func fetch(ctx context.Context, client fetcher, url, part string, have int64, h 
 	if copyErr != nil {
 		return have, h, want, fmt.Errorf("download interrupted at %s (run 'tmem model pull' again to resume): %w", ofTotal(have, want), copyErr)
 	}
-	// A body that ended cleanly where its end is marked (a length, the
-	// last chunk, an HTTP/2 stream end) held the server's whole file.
+	return have, h, want, checkEnd(resp, have, want, client.max, part)
+}
+
+// expectedLength is the length the file must have: f.Size, else the
+// server's total (-1 when it does not say). A server whose file has
+// another length than the pin, or one longer than most when there is no
+// pin, is refused and the partial file deleted.
+func expectedLength(f File, total, most int64, part string) (int64, error) {
+	want := f.Size
+	if want == 0 {
+		want = total
+	}
+	var err error
+	switch {
+	case f.Size == 0 && total > most:
+		err = fmt.Errorf("%w: the server's file is %d bytes, too large: more than %s, the most a download without a pinned size may be; nothing was kept", ErrWrongFile, total, bytesize.Format(most))
+	case total >= 0 && total != want:
+		err = fmt.Errorf("%w: the server's file is %d bytes, the pinned one %d; nothing was kept", ErrWrongFile, total, f.Size)
+	default:
+		return want, nil
+	}
+	rmErr := os.Remove(part)
+	if errors.Is(rmErr, fs.ErrNotExist) {
+		rmErr = nil
+	}
+	return want, errors.Join(err, rmErr)
+}
+
+// checkEnd refuses, deleting the partial file, a body that ran past most
+// with no length to expect, or one that ended cleanly short of want where
+// its end is marked (a length, the last chunk, an HTTP/2 stream end): it
+// held the server's whole file.
+func checkEnd(resp *http.Response, have, want, most int64, part string) error {
+	if want < 0 && have > most {
+		return errors.Join(fmt.Errorf("%w: the server sent more than %s, too large for a download without a pinned size; the download was deleted", ErrWrongFile, bytesize.Format(most)), os.Remove(part))
+	}
 	delimited := resp.ContentLength >= 0 || len(resp.TransferEncoding) > 0 || resp.ProtoMajor >= 2
 	if have < want && delimited {
-		return have, h, want, errors.Join(fmt.Errorf("%w: the server's file ended at %d bytes, the pinned one has %d; nothing was kept", ErrWrongFile, have, want), os.Remove(part))
+		return errors.Join(fmt.Errorf("%w: the server's file ended at %d bytes, the pinned one has %d; nothing was kept", ErrWrongFile, have, want), os.Remove(part))
 	}
-	return have, h, want, nil
+	return nil
 }
 
 // get sends a GET for url, asking for the bytes from offset have on.
@@ -441,6 +464,21 @@ func clearPart(part string) error {
 		return fmt.Errorf("%s: %w (a folder); remove it and pull again", part, layout.ErrNotRegular)
 	}
 	return os.Remove(part)
+}
+
+// resumable returns the length and hash of the partial file at part, which
+// a download resumes. One longer than most, the longest the file can be,
+// is not the start of it and is removed, as is anything but a regular file.
+func resumable(part string, most int64) (int64, hash.Hash, error) {
+	if err := clearPart(part); err != nil {
+		return 0, nil, err
+	}
+	h := sha256.New()
+	have, err := hashExisting(part, h)
+	if err != nil || have <= most {
+		return have, h, err
+	}
+	return 0, sha256.New(), os.Remove(part)
 }
 
 // hashExisting feeds an existing partial file to h and returns its length.

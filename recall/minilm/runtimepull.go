@@ -89,6 +89,10 @@ type RuntimePullOptions struct {
 	// IdleTimeout is how long to wait for the server's next byte; 0 means
 	// DefaultIdleTimeout.
 	IdleTimeout time.Duration
+
+	// maxSize bounds the archive; 0 means maxUnpinnedSize. Tests set a
+	// small one.
+	maxSize int64
 }
 
 // RuntimeStamp describes an installed runtime library.
@@ -139,7 +143,7 @@ func PullRuntime(ctx context.Context, o RuntimePullOptions) (st RuntimeStamp, er
 	archive := filepath.Join(dir, pin.Name)
 	f := File{Name: pin.Name, Path: pin.Name, SHA256: pin.SHA256}
 	if verifyFile(archive, f) != nil {
-		if err := download(ctx, newFetcher(o.HTTPClient, o.IdleTimeout, speedLimit{}), runtimeURL(o.BaseURL, pin), archive, f, progress); err != nil {
+		if err := download(ctx, newFetcher(o.HTTPClient, o.IdleTimeout, speedLimit{}, o.maxSize), runtimeURL(o.BaseURL, pin), archive, f, progress); err != nil {
 			return st, fmt.Errorf("pull onnx runtime %s: %w", pin.Name, err)
 		}
 	}

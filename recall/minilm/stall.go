@@ -36,16 +36,19 @@ func (l speedLimit) perWindow() int64 {
 }
 
 // fetcher makes a pull's requests: with its client, giving up on a server
-// that sends nothing for idle or sends slower than slow.
+// that sends nothing for idle or sends slower than slow, and on a file
+// without a pinned size that is longer than max.
 type fetcher struct {
 	client *http.Client
 	idle   time.Duration
 	slow   speedLimit
+	max    int64
 }
 
-// newFetcher is a fetcher with c, idle and slow; nil and zeros mean
-// http.DefaultClient, DefaultIdleTimeout and defaultSpeedLimit.
-func newFetcher(c *http.Client, idle time.Duration, slow speedLimit) fetcher {
+// newFetcher is a fetcher with c, idle, slow and most; nil and zeros mean
+// http.DefaultClient, DefaultIdleTimeout, defaultSpeedLimit and
+// maxUnpinnedSize.
+func newFetcher(c *http.Client, idle time.Duration, slow speedLimit, most int64) fetcher {
 	if c == nil {
 		c = http.DefaultClient
 	}
@@ -55,7 +58,10 @@ func newFetcher(c *http.Client, idle time.Duration, slow speedLimit) fetcher {
 	if slow.rate <= 0 || slow.window <= 0 {
 		slow = defaultSpeedLimit
 	}
-	return fetcher{client: c, idle: idle, slow: slow}
+	if most <= 0 {
+		most = maxUnpinnedSize
+	}
+	return fetcher{client: c, idle: idle, slow: slow, max: most}
 }
 
 // errStalled is the cause of a request cancelled by its stall watch.
