@@ -6,13 +6,16 @@ import (
 )
 
 // fitBudget joins a summary's sections under its title and, while it is
-// over budget tokens, says less: first the bullets lose their sentences,
-// then each day keeps only the entries with marked text and counts the
-// rest, pointing at the full log. Marked text is never dropped, so a
-// summary can stay over budget; the archive keeps every word either way.
+// over budget tokens, says less: first long entries keep half, a quarter,
+// then none of the sentences they keep besides their first, then the
+// bullets lose their sentences, then each day keeps only the entries with
+// marked text and counts the rest, pointing at the full log. Marked text
+// is never dropped, so a summary can stay over budget; the archive keeps
+// every word either way.
 func fitBudget(title string, secs []section, budget int) string {
 	out := joinSections(title, secs)
-	for _, shrink := range []func(section) section{withoutSentences, onlyMarked} {
+	shrinks := []func(section) section{keepExtras(0.5), keepExtras(0.25), keepExtras(0), withoutSentences, onlyMarked}
+	for _, shrink := range shrinks {
 		if Tokens(out) <= budget {
 			break
 		}
@@ -36,6 +39,26 @@ func joinSections(title string, secs []section) string {
 		b.WriteString("\nNothing was logged.\n")
 	}
 	return b.String()
+}
+
+// keepExtras renders a day again with only the given share of the
+// sentences each long entry keeps besides its first, the most salient
+// ones; a day read from an earlier summary has no digests and stays as
+// it is.
+func keepExtras(share float64) func(section) section {
+	return func(s section) section {
+		if s.digests == nil {
+			return s
+		}
+		ds := make([]digest, len(s.digests))
+		for i, g := range s.digests {
+			ds[i] = g
+			ds[i].Extra = inOrder(g.salient, int(float64(len(g.salient))*share))
+		}
+		s.digests = ds
+		s.Text = renderDay(s.label, ds, s.where)
+		return s
+	}
 }
 
 // withoutSentences renders a day again with headings only; a day read

@@ -13,15 +13,18 @@ import (
 // Extractive is the default Summarizer: offline, deterministic and honest.
 // A weekly summary has a section per day; each entry of the day becomes
 // one bullet, its heading and the first full sentence of its text (never
-// cut inside a sentence or a word, never leaving Markdown open), and every
+// cut inside a sentence or a word, never leaving Markdown open; when the
+// log's full text is not kept, a long entry also keeps one sentence in
+// four of the rest, see digestDoc), and every
 // paragraph or list item marked as a decision, lesson or fact follows it
 // word for word as a sub-item. A paragraph is marked when it starts with
 // "Decision:", "Decided:", "Lesson:", "Learned:" or "Fact:" (any case,
 // bold or not), carries a #decision or #lesson tag, or sits under a
 // heading holding one of those words. Different days are never merged.
 // A monthly summary gathers its weeks' day sections. Over Request.Budget
-// the sentences go first, then the unmarked bullets of each day (counted,
-// with a pointer to the full log); marked text is always kept.
+// the sentences go first (a long entry's others before its first), then
+// the unmarked bullets of each day (counted, with a pointer to the full
+// log); marked text is always kept.
 type Extractive struct {
 	Similarity Similarity // used for wisdom entries; nil means Shingles{}
 }
@@ -186,7 +189,7 @@ func sourceSections(kind Kind, src Source) ([]section, error) {
 		return nil, fmt.Errorf("extractive: %w", err)
 	}
 	if kind == KindWeekly {
-		ds := digestDoc(d)
+		ds := digestDoc(d, src.Where == "")
 		more := layout.HasStub([]byte(src.Text))
 		return []section{{Key: src.Label, Day: true, More: more, Text: renderDay(src.Label, ds, src.Where), digests: ds, label: src.Label, where: src.Where}}, nil
 	}
@@ -289,32 +292,51 @@ func moreOfDay(day, add section) section {
 
 // digest is what a summary keeps of one entry.
 type digest struct {
-	Heading  string   // word for word; "" for text before the first heading
-	Sentence string   // first full sentence of its first unmarked paragraph
-	Marked   []string // marked paragraphs and items, word for word
+	Heading  string      // word for word; "" for text before the first heading
+	Sentence string      // first full sentence of its first unmarked paragraph
+	Extra    []string    // other sentences kept, in order (see salientSentences)
+	Marked   []string    // marked paragraphs and items, word for word
+	salient  []candidate // the sentences Extra may hold, most salient first
 }
 
-func digestDoc(d *layout.Doc) []digest {
+// digestDoc is what a summary keeps of each entry of a daily log; more
+// is set when the log's full text is not kept anywhere (compact.archive
+// false), so that the summary is all that is left of it: a long entry then
+// keeps its most salient sentences besides its lead. While the log is
+// kept, the summary points at it instead (its Log: line), and recall
+// finds the rest there.
+func digestDoc(d *layout.Doc, more bool) []digest {
 	var out []digest
 	for _, en := range d.Entries {
-		if g := digestEntry(en); g.Heading != "" || g.Sentence != "" || len(g.Marked) > 0 {
+		if g := digestEntry(en, more); g.Heading != "" || g.Sentence != "" || len(g.Marked) > 0 {
 			out = append(out, g)
 		}
 	}
 	return out
 }
 
-func digestEntry(en layout.Entry) digest {
+func digestEntry(en layout.Entry, more bool) digest {
 	g := digest{Heading: en.Heading}
-	tried := false
+	var plain []string
 	for _, b := range entryBlocks(en.Heading, en.Text) {
 		switch {
 		case b.Heading:
 		case b.Mark != "":
 			g.Marked = append(g.Marked, b.Text)
-		case !tried:
-			g.Sentence, tried = firstSentence(b.Text), true
+		default:
+			if len(plain) == 0 {
+				g.Sentence = firstSentence(b.Text)
+			}
+			plain = append(plain, b.Text)
 		}
+	}
+	if more && g.Sentence != "" {
+		for _, c := range salientSentences(plain) {
+			if !strings.Contains(g.Sentence, c.text) {
+				g.salient = append(g.salient, c)
+			}
+		}
+		g.Extra = inOrder(g.salient, len(g.salient))
 	}
 	return g
 }
@@ -345,11 +367,20 @@ func bullet(g digest) string {
 	case g.Heading == "" && g.Sentence == "":
 		return "- (untitled)"
 	case g.Heading == "":
-		return "- " + g.Sentence
+		return "- " + g.sentences()
 	case g.Sentence == "":
 		return "- " + g.Heading
 	}
-	return "- " + g.Heading + " — " + g.Sentence
+	return "- " + g.Heading + " — " + g.sentences()
+}
+
+// sentences is the entry's first sentence and the others it keeps, with
+// an ellipsis where text is left out.
+func (g digest) sentences() string {
+	if len(g.Extra) == 0 {
+		return g.Sentence
+	}
+	return g.Sentence + " … " + strings.Join(g.Extra, " … ")
 }
 
 // dayLabel is "2026-03-09 Monday" for a date, the label itself otherwise.

@@ -4,6 +4,7 @@ package compact
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -73,4 +74,52 @@ func runAt(b testing.TB, ws *layout.Workspace, d time.Time) {
 	if _, err := Run(context.Background(), ws, Options{Now: func() time.Time { return now }}); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// BenchmarkLoCoMoNoArchive measures recall@10 on the conversation after a
+// compaction that keeps no archive (compact.archive false, the spec's
+// way), where the summaries are all that is left of the logs: a week after
+// the last session (weeklies) and a year later (monthlies). It reports the
+// recall and the summaries' size in tokens (chars/4).
+func BenchmarkLoCoMoNoArchive(b *testing.B) {
+	qs, err := recall.LoadEvidence(filepath.Join(locomoDir, "queries.jsonl"))
+	if err != nil {
+		b.Skipf("no LoCoMo conversation beside the repository (%v)", err)
+	}
+	for _, at := range []struct {
+		name  string
+		after func(last time.Time) time.Time
+	}{
+		{"weekly", func(last time.Time) time.Time { return last.AddDate(0, 0, 8) }},
+		{"year-later", func(last time.Time) time.Time { return last.AddDate(1, 0, 1) }},
+	} {
+		b.Run(at.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				ws := layouttest.Copy(b, filepath.Join(locomoDir, layout.DirName))
+				now := at.after(lastDaily(b, ws, "conv-26")).Add(12 * time.Hour)
+				if _, err := Run(context.Background(), ws, Options{Now: func() time.Time { return now }, NoArchive: true}); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(recallScore(b, ws, now, qs).Recall, "recall-after")
+				b.ReportMetric(float64(summaryTokens(b, ws, "conv-26")), "summary-tokens")
+			}
+		})
+	}
+}
+
+// summaryTokens is the size of a teammate's weekly and monthly summaries.
+func summaryTokens(b *testing.B, ws *layout.Workspace, name string) int {
+	b.Helper()
+	n := 0
+	for _, dir := range []string{"weekly", "monthly"} {
+		ms, _ := filepath.Glob(ws.Abs(name + "/memory/" + dir + "/*.md"))
+		for _, m := range ms {
+			data, err := os.ReadFile(m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n += Tokens(string(data))
+		}
+	}
+	return n
 }
