@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	randv2 "math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tmemhq/tmem/context/internal/bpe"
+	"github.com/tmemhq/tmem/internal/textcorpus"
 	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/recall"
 	"github.com/tmemhq/tmem/templates"
@@ -116,5 +119,31 @@ func BenchmarkBuild(b *testing.B) {
 			}
 			b.ReportMetric(float64(r.Manifest.TotalTokens), "tokens")
 		})
+	}
+}
+
+// hugeTasks numbers the tasks of BenchmarkBuildHugeTask across runs.
+var hugeTasks int
+
+// BenchmarkBuildHugeTask builds the stack of BenchmarkBuild's teammate for
+// a task that is a pasted 2.8 MB log, recall already answered. The
+// tokenizer is the shared one, warm, but each build's task starts with a
+// number of its own, so that it is counted afresh, as a new task is.
+func BenchmarkBuildHugeTask(b *testing.B) {
+	now := time.Date(2027, 6, 15, 10, 0, 0, 0, time.UTC)
+	ws, hits := threeYears(b, now)
+	log := textcorpus.Log(randv2.New(randv2.NewPCG(28, 2026)), 2_800_000)
+	opts := Options{Teammate: "old", Task: "warm up", Now: fixedClock(now), Recaller: fixedRecaller{hits}, Tokenizer: mustTokenizer(b, O200k)}
+	if _, err := Build(context.Background(), ws, opts); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(log)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		hugeTasks++
+		opts.Task = strconv.Itoa(hugeTasks) + " " + log
+		if _, err := Build(context.Background(), ws, opts); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmemhq/tmem/internal/textcorpus"
 	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/recall/benchgen"
 	"github.com/tmemhq/tmem/recall/hashembed"
@@ -232,6 +234,30 @@ func BenchmarkQuery100kOneOf25(b *testing.B) { benchQuery(b, "100k", gen100k, []
 // about 100,000 chunks.
 func BenchmarkQuery100kSingle(b *testing.B) {
 	benchQuery(b, "100k-single", gen100kOne, []string{"atlas"})
+}
+
+// BenchmarkQueryHugeTask searches one teammate of the 10k-chunk
+// workspace by BM25 with a pasted 2.8 MB log, as tmem context does with
+// such a task: "log" is a log of repeated words and many identifiers,
+// "words" 2.8 MB of random words, each written once.
+func BenchmarkQueryHugeTask(b *testing.B) {
+	ws := benchWorkspace(b, "10k-chunks", gen10kChunks)
+	ix, _ := Open(ws, benchOptions())
+	rng := rand.New(rand.NewPCG(28, 2026))
+	tasks := map[string]string{
+		"log":   textcorpus.Log(rng, 2_800_000),
+		"words": strings.Join(textcorpus.Random(rng, 400_000, 12, []string{"abcdefghijklmnopqrstuvwxyz"}), " "),
+	}
+	for _, name := range []string{"log", "words"} {
+		b.Run(name, func(b *testing.B) {
+			q := Query{Text: tasks[name], Teammates: []string{"atlas"}, Mode: ModeBM25, NoSync: true}
+			for i := 0; i < b.N; i++ {
+				if _, err := ix.Search(context.Background(), q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
 
 func BenchmarkRebuild10kChunks(b *testing.B) {

@@ -1,6 +1,7 @@
 package textcorpus
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -76,6 +77,39 @@ func Common(rng *rand.Rand, scale int) map[string][]string {
 		},
 		"invalid utf-8": {"\xff\xfe bytes", "ok\xc3(bad", "\xed\xa0\x80 surrogate", "tail\xe2\x82"},
 	}
+}
+
+// Log is a pasted log of at least n bytes, as a task may hold one: a
+// question, then timestamped lines with levels, request ids, paths,
+// numbers and a few words each, stack traces indented with a tab, blank
+// lines and continuation lines that start with a slash.
+func Log(rng *rand.Rand, n int) string {
+	words := strings.Fields("error retry timeout connection refused upstream shipment carrier eta rollover " +
+		"ingest backlog queue worker failed succeeded latency index search release freeze customer report")
+	levels := []string{"INFO", "WARN", "ERROR", "DEBUG"}
+	var b strings.Builder
+	b.WriteString("Why did the ETA rollover test fail on CI? Here is the log:\n\n")
+	for s := 0; b.Len() < n; s += 1 + rng.IntN(9) {
+		fmt.Fprintf(&b, "2026-11-%02dT%02d:%02d:%02d.%03dZ %s worker-%d req=%016x path=/api/v1/shipments/%d took=%dms msg=\"",
+			1+s/86400%28, s/3600%24, s/60%60, s%60, rng.IntN(1000), levels[rng.IntN(len(levels))],
+			rng.IntN(64), rng.Uint64(), rng.IntN(10_000_000), rng.IntN(5000))
+		for i := range 6 {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(words[rng.IntN(len(words))])
+		}
+		b.WriteString("\"\n")
+		switch rng.IntN(40) {
+		case 0:
+			fmt.Fprintf(&b, "\tat com.example.eta.Rollover%d.apply(Rollover.java:%d)\n\tat com.example.ingest.Worker.run(Worker.java:%d)\n", rng.IntN(9), rng.IntN(900), rng.IntN(900))
+		case 1:
+			b.WriteString("\n")
+		case 2:
+			fmt.Fprintf(&b, "/var/log/tmem/worker-%d.log: rotated\n", rng.IntN(64))
+		}
+	}
+	return b.String()
 }
 
 // Files is the content of every file under dir (the bundled example

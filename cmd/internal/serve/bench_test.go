@@ -2,12 +2,15 @@ package serve
 
 import (
 	"context"
+	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmemhq/tmem/internal/filecache"
+	"github.com/tmemhq/tmem/internal/textcorpus"
 	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/recall"
 	"github.com/tmemhq/tmem/recall/benchgen"
@@ -80,6 +83,39 @@ func BenchmarkContext(b *testing.B) {
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_context", Arguments: map[string]any{"task": benchTasks[i%len(benchTasks)]}})
+			if err != nil || res.IsError {
+				b.Fatalf("memory_context: %v %v", err, res)
+			}
+		}
+	})
+}
+
+// BenchmarkContextHugeTask measures memory_context for a task that is a
+// pasted 2.8 MB log, as BenchmarkContext does. Each call's task starts
+// with a number of its own, so that no count of an earlier task is reused.
+func BenchmarkContextHugeTask(b *testing.B) {
+	svc := benchService(b)
+	ctx := context.Background()
+	log := textcorpus.Log(rand.New(rand.NewPCG(28, 2026)), 2_800_000)
+	calls := 0
+	task := func() string {
+		calls++
+		return strconv.Itoa(calls) + " " + log
+	}
+	b.Run("call", func(b *testing.B) {
+		b.SetBytes(int64(len(log)))
+		for i := 0; i < b.N; i++ {
+			if _, err := svc.Context(ctx, ContextInput{Task: task()}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("mcp", func(b *testing.B) {
+		cs := benchSession(b, svc)
+		b.SetBytes(int64(len(log)))
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_context", Arguments: map[string]any{"task": task()}})
 			if err != nil || res.IsError {
 				b.Fatalf("memory_context: %v %v", err, res)
 			}
