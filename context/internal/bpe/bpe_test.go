@@ -187,3 +187,58 @@ func TestOpenTableRefusesDamage(t *testing.T) {
 		}
 	})
 }
+
+// TestCountLongText counts texts of several passes (see passBytes) like
+// the reference tokenizer: logs, whose lines mostly start where the text
+// splits, and texts whose lines never do, read in one pass.
+func TestCountLongText(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 2026))
+	log := textcorpus.Log(rng, 5*passBytes)
+	tests := []struct {
+		name    string
+		text    string
+		onePass bool
+	}{
+		{"log", log, false},
+		{"crlf", strings.ReplaceAll(log, "\n", "\r\n"), false},
+		{"blank lines", strings.ReplaceAll(log, "\n", "\n\n"), false},
+		{"random lines", strings.Join(randomTexts(rng, 5*passBytes/60), "\n"), false},
+		{"line break first", "\n" + log[:2*passBytes], false},
+		{"indented", strings.ReplaceAll(log, "\n", "\n "), true},
+		{"slashes", strings.ReplaceAll(log, "\n", "\n/"), true},
+		{"one line", strings.ReplaceAll(log, "\n", " "), true},
+	}
+	for _, e := range encodings {
+		ref := reference(t, e.ref)
+		for _, tt := range tests {
+			t.Run(e.enc.Name()+"/"+tt.name, func(t *testing.T) {
+				checkCount(t, e.enc, ref, tt.text)
+				if n := checkPasses(t, e.enc, tt.text); (n == 1) != tt.onePass {
+					t.Errorf("%d passes over %d bytes", n, len(tt.text))
+				}
+			})
+		}
+	}
+}
+
+// checkPasses checks the passes Count makes over text and returns how
+// many there are: each ends at the first line start past passBytes where
+// the text splits, or at the end of the text when there is none.
+func checkPasses(t *testing.T, enc *Encoding, text string) int {
+	t.Helper()
+	n := 0
+	for rest := text; rest != ""; n++ {
+		want := len(rest)
+		for i := passBytes + 1; i < len(rest); i++ {
+			if rest[i-1] == '\n' && enc.SplitsBetween(rest[:i], rest[i:]) {
+				want = i
+				break
+			}
+		}
+		if end := enc.passEnd(rest); end != want {
+			t.Fatalf("pass %d ends at byte %d, want %d", n+1, end, want)
+		}
+		rest = rest[want:]
+	}
+	return n
+}
