@@ -47,6 +47,15 @@ const (
 	whenBoost  = 2.0
 )
 
+// maxGroupTerms bounds the distinct terms of each term group of a query,
+// as Lucene bounds the clauses of a boolean query (1,024). Each term is
+// looked up in every scope and its postings read: the thousands of words
+// and ids of a log pasted into a task would cost many times what its
+// question does, and rank by the log. The first terms written are kept, as
+// a task says what it asks before what it pastes. No query of a few
+// hundred words comes near the bound.
+const maxGroupTerms = 1024
+
 // queryGroups analyses a query into its term groups; now completes the
 // dates it names (see queryWhen).
 func queryGroups(text string, now time.Time) ([]termGroup, error) {
@@ -55,11 +64,11 @@ func queryGroups(text string, now time.Time) ([]termGroup, error) {
 		return nil, err
 	}
 	ws := terms(a.en, text)
-	joined, split := a.compounds(text)
-	gs := []termGroup{{terms: distinct(append(ws, joined...)), fields: []string{fText, fName, fDesc, fHead}, weights: wordWeights, boost: 1}}
+	joined, split := a.compounds(text, maxGroupTerms)
+	gs := []termGroup{{terms: firstTerms(append(ws, joined...)), fields: []string{fText, fName, fDesc, fHead}, weights: wordWeights, boost: 1}}
 	add := func(ts []string, field string, boost float64) {
 		if len(ts) > 0 {
-			gs = append(gs, termGroup{terms: distinct(ts), fields: []string{field}, weights: []float64{1}, boost: boost})
+			gs = append(gs, termGroup{terms: firstTerms(ts), fields: []string{field}, weights: []float64{1}, boost: boost})
 		}
 	}
 	add(identTokens(text), fIdent, identBoost)
@@ -82,6 +91,18 @@ func hasTerms(gs []termGroup) bool {
 		}
 	}
 	return false
+}
+
+// firstTerms returns the first maxGroupTerms distinct terms of ts.
+func firstTerms(ts []string) []string {
+	l := newTermList(maxGroupTerms)
+	for _, t := range ts {
+		if l.full() {
+			break
+		}
+		l.add(t)
+	}
+	return l.terms
 }
 
 func distinct(ts []string) []string {

@@ -2,10 +2,14 @@ package recall
 
 import (
 	"math"
+	"math/rand/v2"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/tmemhq/tmem/internal/textcorpus"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -131,4 +135,78 @@ func refCorpus(t *testing.T, ws *layout.Workspace) map[string]refChunk {
 		out[c.ID] = rc
 	}
 	return out
+}
+
+// TestQueryGroupsBounded checks that each term group of a query holds its
+// first maxGroupTerms distinct terms, in the order the query gives them:
+// all of them for a question, the question's and then the first of the
+// log's for a question with a log pasted after it.
+func TestQueryGroupsBounded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 2026))
+	question := "Why did the ETA rollover test fail on CI for DX-8047 in us-east-1 on 2026-11-19?"
+	tests := []struct {
+		name    string
+		text    string
+		bounded bool // some group has more distinct terms than it may hold
+	}{
+		{"question", question, false},
+		{"names, compounds and repeats", "Melanie had icecream, ice cream and an e-mail; Melanie e-mailed the icecream vendor twice, twice.", false},
+		{"a log pasted", question + "\n\n" + textcorpus.Log(rng, 2_800_000), true},
+		{"random words", strings.Join(textcorpus.Random(rng, 20_000, 12, []string{"abcdefghijklmnopqrstuvwxyz"}), " "), true},
+	}
+	a, err := analyzers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text := queryText(tt.text)
+			groups, err := queryGroups(text, time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws := terms(a.en, text)
+			joined, split := refCompounds(a, text)
+			want := map[string][]string{fText: distinct(append(ws, joined...)), fPairs: distinct(append(pairs(ws), split...)), fIdent: distinct(identTokens(text))}
+			over := false
+			for _, g := range groups {
+				over = over || len(want[g.fields[0]]) > maxGroupTerms
+				if len(g.terms) > maxGroupTerms {
+					t.Errorf("the %s group holds %d terms", g.fields[0], len(g.terms))
+				}
+				if w, ok := want[g.fields[0]]; ok && !slices.Equal(g.terms, w[:min(len(w), maxGroupTerms)]) {
+					t.Errorf("the %s group holds %d terms, not the first %d of %d", g.fields[0], len(g.terms), maxGroupTerms, len(w))
+				}
+			}
+			if over != tt.bounded {
+				t.Errorf("over the bound: %v, want %v", over, tt.bounded)
+			}
+		})
+	}
+}
+
+// refCompounds is compounds without its limit, written out: every
+// occurrence of every word joined and split.
+func refCompounds(a *analyzerSet, text string) (joined, split []string) {
+	folded := []byte(text)
+	for _, f := range a.unstemmed.CharFilters {
+		folded = f.Filter(folded)
+	}
+	ts := a.unstemmed.Analyze([]byte(text))
+	for i, t := range ts {
+		w := string(t.Term)
+		if !isLetters(w) {
+			continue
+		}
+		if i > 0 && ts[i-1].Position == t.Position-1 && isLetters(string(ts[i-1].Term)) {
+			joined = append(joined, a.stemOf(string(ts[i-1].Term)+w))
+		}
+		if t.Start < len(folded) && folded[t.Start] >= 'A' && folded[t.Start] <= 'Z' || len(w) > maxCompound {
+			continue
+		}
+		for j := 1; len(w) >= minCompound && j <= len(w)-3; j++ {
+			split = append(split, a.stemOf(w[:j])+"\x1f"+a.stemOf(w[j:]))
+		}
+	}
+	return joined, split
 }

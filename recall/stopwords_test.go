@@ -58,7 +58,7 @@ func TestCompounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			joined, split := a.compounds(tt.in)
+			joined, split := a.compounds(tt.in, maxGroupTerms)
 			got := map[string]bool{}
 			for _, x := range append(joined, split...) {
 				got[x] = true
@@ -77,11 +77,11 @@ func TestCompounds(t *testing.T) {
 	}
 	t.Run("a word longer than any compound is not split", func(t *testing.T) {
 		for _, n := range []int{maxCompound + 1, 40_000} {
-			if _, split := a.compounds(strings.Repeat("a", n)); len(split) != 0 {
+			if _, split := a.compounds(strings.Repeat("a", n), maxGroupTerms); len(split) != 0 {
 				t.Errorf("a word of %d letters split %d ways", n, len(split))
 			}
 		}
-		if _, split := a.compounds(strings.Repeat("a", maxCompound)); len(split) == 0 {
+		if _, split := a.compounds(strings.Repeat("a", maxCompound), maxGroupTerms); len(split) == 0 {
 			t.Errorf("a word of %d letters was not split", maxCompound)
 		}
 	})

@@ -47,20 +47,24 @@ func (a *analyzerSet) stemOf(w string) string {
 // for "email"), and each way of splitting a longer word in two, as a word
 // pair ("icecream" also asks for the pair "ice cream"). A chunk holds a
 // pair only where it wrote the two words, so a split that is no compound
-// finds nothing.
-func (a *analyzerSet) compounds(text string) (joined, split []string) {
+// finds nothing. Each list holds its first limit distinct terms, in the
+// order the text gives them, and a word is split once however often it
+// comes: in a pasted log most words do.
+func (a *analyzerSet) compounds(text string, limit int) (joined, split []string) {
 	folded := []byte(text)
 	for _, f := range a.unstemmed.CharFilters {
 		folded = f.Filter(folded)
 	}
 	ts := a.unstemmed.Analyze([]byte(text))
+	js, ss := newTermList(limit), newTermList(limit)
+	tried := map[string]bool{}
 	for i, t := range ts {
 		w := string(t.Term)
 		if !isLetters(w) {
 			continue
 		}
-		if i > 0 && ts[i-1].Position == t.Position-1 && isLetters(string(ts[i-1].Term)) {
-			joined = append(joined, a.stemOf(string(ts[i-1].Term)+w))
+		if i > 0 && ts[i-1].Position == t.Position-1 && isLetters(string(ts[i-1].Term)) && !js.full() {
+			js.add(a.stemOf(string(ts[i-1].Term) + w))
 		}
 		if t.Start < len(folded) && folded[t.Start] >= 'A' && folded[t.Start] <= 'Z' {
 			continue // a name, not a compound: "Melanie" is no "mel" and "anie"
@@ -68,11 +72,15 @@ func (a *analyzerSet) compounds(text string) (joined, split []string) {
 		if len(w) > maxCompound {
 			continue // no compound of two words; splitting costs its length squared
 		}
+		if tried[w] || ss.full() {
+			continue
+		}
+		tried[w] = true
 		for j := 1; len(w) >= minCompound && j <= len(w)-3; j++ {
-			split = append(split, a.stemOf(w[:j])+"\x1f"+a.stemOf(w[j:]))
+			ss.add(a.stemOf(w[:j]) + "\x1f" + a.stemOf(w[j:]))
 		}
 	}
-	return joined, split
+	return js.terms, ss.terms
 }
 
 // minCompound is the shortest word tried as two ("email"), maxCompound
@@ -89,6 +97,25 @@ func isLetters(w string) bool {
 		}
 	}
 	return w != ""
+}
+
+// termList gathers distinct terms in the order they come, up to a limit.
+type termList struct {
+	terms []string
+	seen  map[string]bool
+	limit int
+}
+
+func newTermList(limit int) *termList { return &termList{seen: map[string]bool{}, limit: limit} }
+
+func (l *termList) full() bool { return len(l.terms) >= l.limit }
+
+// add appends t unless the list holds it or is full.
+func (l *termList) add(t string) {
+	if !l.full() && !l.seen[t] {
+		l.seen[t] = true
+		l.terms = append(l.terms, t)
+	}
 }
 
 // terms returns the analysed terms of s, in order.
