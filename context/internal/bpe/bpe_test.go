@@ -188,12 +188,16 @@ func TestOpenTableRefusesDamage(t *testing.T) {
 	})
 }
 
-// TestCountLongText counts texts of several passes (see passBytes) like
-// the reference tokenizer: logs, whose lines mostly start where the text
-// splits, and texts whose lines never do, read in one pass.
+// TestCountLongText counts texts of several passes (see passEnd) like
+// the reference tokenizer: logs, whose lines mostly start where a pass
+// can end, logs with runs of blank lines, and texts whose lines never
+// start where a pass can end, read in one pass.
 func TestCountLongText(t *testing.T) {
 	rng := rand.New(rand.NewPCG(28, 2026))
 	log := textcorpus.Log(rng, 5*passBytes)
+	blanks := func(unit string) string {
+		return strings.ReplaceAll(log, "\n\n", "\n"+strings.Repeat(unit, 300))
+	}
 	tests := []struct {
 		name    string
 		text    string
@@ -201,19 +205,23 @@ func TestCountLongText(t *testing.T) {
 	}{
 		{"log", log, false},
 		{"crlf", strings.ReplaceAll(log, "\n", "\r\n"), false},
+		{"cr", strings.ReplaceAll(log, "\n", "\r"), false},
 		{"blank lines", strings.ReplaceAll(log, "\n", "\n\n"), false},
+		{"blank lines of spaces", blanks(" \n"), false},
+		{"blank lines of tabs and crlf", blanks("\t\t\r\n"), false},
+		{"blank lines of ideographic spaces", blanks("\u3000\n"), false},
 		{"random lines", strings.Join(randomTexts(rng, 5*passBytes/60), "\n"), false},
 		{"line break first", "\n" + log[:2*passBytes], false},
-		{"indented", strings.ReplaceAll(log, "\n", "\n "), true},
 		{"slashes", strings.ReplaceAll(log, "\n", "\n/"), true},
 		{"one line", strings.ReplaceAll(log, "\n", " "), true},
+		{"line breaks only", strings.Repeat("\n", 2*passBytes), true},
 	}
 	for _, e := range encodings {
 		ref := reference(t, e.ref)
 		for _, tt := range tests {
 			t.Run(e.enc.Name()+"/"+tt.name, func(t *testing.T) {
 				checkCount(t, e.enc, ref, tt.text)
-				if n := checkPasses(t, e.enc, tt.text); (n == 1) != tt.onePass {
+				if n := len(checkPasses(t, tt.text)); (n == 1) != tt.onePass {
 					t.Errorf("%d passes over %d bytes", n, len(tt.text))
 				}
 			})
@@ -221,24 +229,74 @@ func TestCountLongText(t *testing.T) {
 	}
 }
 
-// checkPasses checks the passes Count makes over text and returns how
-// many there are: each ends at the first line start past passBytes where
-// the text splits, or at the end of the text when there is none.
-func checkPasses(t *testing.T, enc *Encoding, text string) int {
-	t.Helper()
-	n := 0
-	for rest := text; rest != ""; n++ {
-		want := len(rest)
-		for i := passBytes + 1; i < len(rest); i++ {
-			if rest[i-1] == '\n' && enc.SplitsBetween(rest[:i], rest[i:]) {
-				want = i
-				break
+// TestPassesOverBlankLines checks that a run of blank lines is counted in
+// passes of about blankBytes, each of which the matchers read in time
+// linear in its length, and like the reference tokenizer.
+func TestPassesOverBlankLines(t *testing.T) {
+	for _, tt := range []struct{ name, unit string }{
+		{"space LF", " \n"}, {"space CR", " \r"}, {"tab CRLF", "\t\r\n"}, {"spaces LF", "   \n"},
+		{"ideographic space LF", "\u3000\n"}, {"no-break space CRLF LF", "\u00a0\r\n\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			unit := tt.unit
+			ps := checkPasses(t, "x"+strings.Repeat(unit, 3*passBytes/len(unit))+"y")
+			for _, p := range ps[:len(ps)-1] {
+				if len(p) > blankBytes+3*len(unit) {
+					t.Fatalf("a pass of %d bytes (of %d)", len(p), len(ps))
+				}
+			}
+			short := "x" + strings.Repeat(unit, 1000) + "y"
+			for _, e := range encodings {
+				checkCount(t, e.enc, reference(t, e.ref), short)
+			}
+		})
+	}
+	t.Run("random white space", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(64, 2026))
+		words := []string{"a", "A.", "/x", "1", "'s", "x/", "中"}
+		texts, passes := make([]string, 200), 0
+		for i := range texts {
+			var b strings.Builder
+			for b.Len() < 2000 {
+				b.WriteString(textcorpus.Random(rng, 1, 160, []string{" \t\n\r\u3000", " \n"})[0])
+				b.WriteString(words[rng.IntN(len(words))])
+			}
+			texts[i] = b.String()
+			passes += len(checkPasses(t, texts[i]))
+		}
+		if passes < 5*len(texts) {
+			t.Errorf("%d passes over %d texts: too few to test", passes, len(texts))
+		}
+		for _, e := range encodings {
+			ref := reference(t, e.ref)
+			for _, text := range texts {
+				checkCount(t, e.enc, ref, text)
 			}
 		}
-		if end := enc.passEnd(rest); end != want {
-			t.Fatalf("pass %d ends at byte %d, want %d", n+1, end, want)
+	})
+}
+
+// checkPasses checks the passes Count makes over text and returns them:
+// together they are the text, and each ends where a line break is
+// followed by something other than a line break or a slash (or at the end
+// of the text), and before passBytes only after blank lines.
+func checkPasses(t *testing.T, text string) []string {
+	t.Helper()
+	var out []string
+	for rest := text; rest != ""; {
+		end := passEnd(rest)
+		if end <= 0 || end > len(rest) {
+			t.Fatalf("a pass ends at byte %d of %d", end, len(rest))
 		}
-		rest = rest[want:]
+		p := rest[:end]
+		if end < len(rest) && (!strings.ContainsAny(p[end-1:], "\r\n") || strings.ContainsAny(rest[end:end+1], "\r\n/")) {
+			t.Fatalf("a pass ends at byte %d, between %q and %q", end, p[max(0, end-8):], rest[end:min(len(rest), end+8)])
+		}
+		if end < len(rest) && end <= passBytes && strings.TrimSpace(strings.ToValidUTF8(p[max(0, end-blankBytes):], " ")) != "" {
+			t.Fatalf("a pass of %d bytes that does not end in blank lines: ...%q", end, p[max(0, end-blankBytes):])
+		}
+		out = append(out, p)
+		rest = rest[end:]
 	}
-	return n
+	return out
 }
