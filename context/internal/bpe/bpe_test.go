@@ -212,8 +212,10 @@ func TestCountLongText(t *testing.T) {
 		{"blank lines of ideographic spaces", blanks("\u3000\n"), false},
 		{"random lines", strings.Join(randomTexts(rng, 5*passBytes/60), "\n"), false},
 		{"line break first", "\n" + log[:2*passBytes], false},
-		{"slashes", strings.ReplaceAll(log, "\n", "\n/"), true},
-		{"one line", strings.ReplaceAll(log, "\n", " "), true},
+		{"indented", strings.ReplaceAll(log, "\n", "\n "), false},
+		{"one line", strings.ReplaceAll(log, "\n", " "), false},
+		{"paths", strings.Repeat("/usr/lib/x86_64-linux-gnu/libtmem.so.1\n", 2*passBytes/39), true},
+		{"no white space", textcorpus.Word(rng, 2*passBytes, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="), true},
 		{"line breaks only", strings.Repeat("\n", 2*passBytes), true},
 	}
 	for _, e := range encodings {
@@ -277,9 +279,8 @@ func TestPassesOverBlankLines(t *testing.T) {
 }
 
 // checkPasses checks the passes Count makes over text and returns them:
-// together they are the text, and each ends where a line break is
-// followed by something other than a line break or a slash (or at the end
-// of the text), and before passBytes only after blank lines.
+// together they are the text, each ends where passCut says it can (or at
+// the end of the text), and before passBytes only after blank lines.
 func checkPasses(t *testing.T, text string) []string {
 	t.Helper()
 	var out []string
@@ -289,7 +290,7 @@ func checkPasses(t *testing.T, text string) []string {
 			t.Fatalf("a pass ends at byte %d of %d", end, len(rest))
 		}
 		p := rest[:end]
-		if end < len(rest) && (!strings.ContainsAny(p[end-1:], "\r\n") || strings.ContainsAny(rest[end:end+1], "\r\n/")) {
+		if end < len(rest) && !passCut(rest, end) {
 			t.Fatalf("a pass ends at byte %d, between %q and %q", end, p[max(0, end-8):], rest[end:min(len(rest), end+8)])
 		}
 		if end < len(rest) && end <= passBytes && strings.TrimSpace(strings.ToValidUTF8(p[max(0, end-blankBytes):], " ")) != "" {

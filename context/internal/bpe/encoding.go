@@ -136,41 +136,66 @@ const passBytes = 64 << 10
 // squared (100 KB of " \n" lines 13 s, 400 KB two and a half minutes).
 const blankBytes = 64
 
-// passEnd returns where the next pass over text ends: at the first line
-// start where a pass can end (see passCut) past passBytes, or past
-// blankBytes of blank lines; at the end of the text when there is none.
+// passEnd returns where the next pass over text ends: at the first place
+// past passBytes where a pass can end (see passCut), or at a line start
+// before it past blankBytes of blank lines; at the end of the text when
+// there is none.
 func passEnd(text string) int {
+	if i := blankEnd(text); i > 0 {
+		return i
+	}
+	for i := passBytes + 1; i < len(text); i++ {
+		if passCut(text, i) {
+			return i
+		}
+	}
+	return len(text)
+}
+
+// blankEnd returns the first line start up to passBytes where a pass can
+// end after more than blankBytes of blank lines, or 0.
+func blankEnd(text string) int {
 	blank := 0 // where the blank lines before i start
-	for i := 0; ; {
+	for i := 0; i <= passBytes; {
 		j := strings.IndexAny(text[i:], "\r\n")
 		if j < 0 {
-			return len(text)
+			return 0
 		}
 		if strings.TrimLeftFunc(text[i:i+j], unicode.IsSpace) != "" {
 			blank = i + j + 1
 		}
 		i += j + 1
-		if passCut(text, i) && (i > passBytes || i-blank > blankBytes) {
+		if i-blank > blankBytes && passCut(text, i) {
 			return i
 		}
 	}
+	return 0
 }
 
 // passCut reports whether counting text[:i] and text[i:] apart counts
-// what text does: whether i follows a line break (\r or \n) and precedes
-// anything but a line break or a slash. A piece of the split pattern that
-// holds the line break ends there: for the reasons SplitsBetween gives
-// (\r is like \n to the pattern) and, where white space follows, because
-// the matchers the codec package registers end the piece "\s*[\r\n]+"
-// takes at the first run of line breaks in it (the pattern as written,
-// backtracking from the end of the white space, would take up to the
-// last). The tests check the counts against the reference tokenizer.
+// what text does, because every piece the split pattern takes from text
+// ends or starts at i. That holds at a line start: after a line break
+// (\r or \n) and before anything but a line break or a slash. A piece
+// that holds the line break ends there: for the reasons SplitsBetween
+// gives (\r is like \n to the pattern) and, where white space follows,
+// because the matchers the codec package registers end the piece
+// "\s*[\r\n]+" takes at the first run of line breaks in it (the pattern
+// as written, backtracking from the end of the white space, would take up
+// to the last). It holds too where white space other than a line break
+// follows anything but white space: no piece holds such white space
+// after its start unless it is all white space. The tests check the
+// counts against the reference tokenizer.
 func passCut(text string, i int) bool {
-	if i <= 0 || i >= len(text) || text[i-1] != '\n' && text[i-1] != '\r' {
+	if i <= 0 || i >= len(text) || !utf8.RuneStart(text[i]) {
 		return false
 	}
-	c := text[i]
-	return c != '\n' && c != '\r' && c != '/'
+	before, after := text[i-1], text[i]
+	if before == '\n' || before == '\r' {
+		return after != '\n' && after != '\r' && after != '/'
+	}
+	r, _ := utf8.DecodeRuneInString(text[i:])
+	l, _ := utf8.DecodeLastRuneInString(text[:i])
+	return unicode.IsSpace(r) && r != '\n' && r != '\r' && !unicode.IsSpace(l)
 }
 
 // countPass counts the tokens of text, split in one pass.

@@ -3,6 +3,8 @@ package bpe
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/tmemhq/tmem/internal/textcorpus"
 )
 
 // Line ends and line starts of every kind SplitsBetween must judge: the
@@ -101,5 +103,36 @@ func TestSplitsBetweenRefusalsMatter(t *testing.T) {
 				t.Errorf("SplitsBetween(%q, %q) = true", tt.left, tt.right)
 			}
 		})
+	}
+}
+
+// TestPassCut checks that text counts as its two sides do wherever
+// passCut says a pass can end, with both the built-in tables and the
+// reference tokenizer, on random text heavy in white space, line breaks
+// and slashes; and that passCut refuses the joins that do not add up.
+func TestPassCut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 2026))
+	texts := textcorpus.Random(rng, 400, 24, []string{" \t", "\r\n", "\n", "/", "ab", "AB", "'", ".:", "12", "\u3000\u0085", "中", "\u0301"})
+	for _, e := range encodings {
+		t.Run(e.enc.Name(), func(t *testing.T) {
+			ref := reference(t, e.ref)
+			cuts := 0
+			for _, left := range texts[:20] {
+				for _, right := range texts {
+					if passCut(left+right, len(left)) {
+						checkAdditive(t, e.enc, ref, left, right)
+						cuts++
+					}
+				}
+			}
+			if cuts < 1000 {
+				t.Errorf("only %d cuts tried", cuts)
+			}
+		})
+	}
+	for _, pair := range [][2]string{{"x\n\n", "\n# y"}, {"## Notes:\n\n", "/usr/bin"}, {"x\n", "\r\nz"}, {"x", "\n"}, {".", "\r\n"}, {"x ", " y"}, {"x", "y"}} {
+		if passCut(pair[0]+pair[1], len(pair[0])) {
+			t.Errorf("passCut(%q | %q) = true", pair[0], pair[1])
+		}
 	}
 }
