@@ -786,3 +786,25 @@ func TestBuildOmissions(t *testing.T) {
 		})
 	}
 }
+
+// TestHugeTaskQuery builds with a task longer than recall searches: the
+// manifest names the query as searched (the task's first
+// recall.MaxQueryBytes, cut at white space), not the whole task again,
+// and the stack still holds the task whole.
+func TestHugeTaskQuery(t *testing.T) {
+	ws, ix := exampleIndex(t)
+	task := exampleTask + "\n\n" + strings.Repeat("pasted log line with a container number MSCU1234565\n", 3*recall.MaxQueryBytes/52)
+	r, err := Build(context.Background(), ws, Options{Teammate: "beacon", Task: task, Budget: DefaultBudget,
+		Tokenizer: mustTokenizer(t, O200k), Now: fixedClock(exampleNow), Location: time.UTC, Recaller: ix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := r.Manifest.Recall.Query
+	if len(q) > recall.MaxQueryBytes || len(q) < recall.MaxQueryBytes/2 || !strings.HasPrefix(task, q) {
+		t.Errorf("manifest query is %d bytes of a %d-byte task (prefix %v), want its first %d at most",
+			len(q), len(task), strings.HasPrefix(task, q), recall.MaxQueryBytes)
+	}
+	if !strings.Contains(r.Text, strings.TrimSpace(task)) {
+		t.Error("the stack does not hold the whole task")
+	}
+}

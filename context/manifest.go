@@ -76,6 +76,8 @@ type DailyEntry struct {
 
 // RecallReport says how recall was queried and what became of each hit.
 type RecallReport struct {
+	// Query is the text searched for: the task, trimmed, and cut after
+	// its first recall.MaxQueryBytes (the stack's text holds it whole).
 	Query      string `json:"query"`
 	K          int    `json:"k"`
 	HasVectors bool   `json:"has_vectors"`

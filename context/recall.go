@@ -32,7 +32,7 @@ func (b *builder) recallSection(ctx context.Context, opts Options) (section, err
 	granted := max(bu.Total-bu.DailiesUsed, 0)
 	bu.RecallGranted = granted
 	rep := &b.man.Recall
-	rep.Query, rep.K, rep.Items = strings.TrimSpace(opts.Task), recallK(opts.RecallK, granted), []RecallItem{}
+	rep.Query, rep.K, rep.Items = recall.SearchedText(opts.Task), recallK(opts.RecallK, granted), []RecallItem{}
 	hits, err := b.recallHits(ctx, opts.Recaller)
 	if err != nil {
 		return section{}, err

@@ -74,9 +74,11 @@ func (ix *Index) searchRetrying(ctx context.Context, names []string, q Query, k 
 // the index for its postings, and its pairs and compounds too).
 const MaxQueryBytes = 64 << 10
 
-// queryText is the part of a query's text that is searched for: trimmed,
-// and cut after MaxQueryBytes at the last white space before it (or a
-// character boundary).
+// SearchedText is the part of a query's text that is searched for:
+// trimmed, and cut after MaxQueryBytes at the last white space before it
+// (or a character boundary).
+func SearchedText(s string) string { return queryText(s) }
+
 func queryText(s string) string {
 	s = strings.TrimSpace(s)
 	if len(s) <= MaxQueryBytes {
