@@ -25,8 +25,9 @@ type Doc struct {
 	Body     []byte // everything after the frontmatter, byte for byte
 	BodyLine int    // 1-based line of the file where Body starts
 	Title    string // text of the first level-1 heading, if any
-	// TitleLine is the line of Title, 0 when there is none.
-	TitleLine int
+	// TitleLine is the line of Title, 0 when there is none; TitleEnd is
+	// its last line (a setext heading's underline).
+	TitleLine, TitleEnd int
 	// Entries are the `##` sections of the body. Text between the title
 	// and the first `##` heading, if any, is an entry with an empty
 	// Heading, so that nothing in the file is outside an entry.
@@ -167,7 +168,7 @@ func (d *Doc) parseBody() {
 		if h.level == 1 {
 			flush(hl - 1)
 			if d.Title == "" {
-				d.Title, d.TitleLine = h.text, h.line+d.BodyLine-1
+				d.Title, d.TitleLine, d.TitleEnd = h.text, h.line+d.BodyLine-1, h.last+d.BodyLine-1
 			}
 			next = h.last
 			continue

@@ -193,7 +193,8 @@ func chunkDoc(f layout.File, doc *layout.Doc, opts ChunkOptions) []Chunk {
 		// The text is the entry's lines up to its last, trimmed: blank
 		// lines and a stamp below the heading are not part of it.
 		start := e.End - strings.Count(text, "\n")
-		if strings.TrimSpace(text) == "" {
+		bare := strings.TrimSpace(text) == ""
+		if bare {
 			if e.Heading == "" {
 				continue
 			}
@@ -211,6 +212,9 @@ func chunkDoc(f layout.File, doc *layout.Doc, opts ChunkOptions) []Chunk {
 			if e.Heading != "" && p.first {
 				c.StartLine = e.Start
 			}
+			if bare {
+				c.EndLine = e.End // all of a setext heading's lines
+			}
 			c.Ordinal = len(out)
 			c.ID = fmt.Sprintf("%s#%d", f.Path, c.Ordinal)
 			out = append(out, c)
@@ -219,7 +223,7 @@ func chunkDoc(f layout.File, doc *layout.Doc, opts ChunkOptions) []Chunk {
 	if len(out) == 0 && doc.Title != "" {
 		c := base
 		c.Heading, c.Text = doc.Title, doc.Title
-		c.StartLine, c.EndLine = doc.TitleLine, doc.TitleLine
+		c.StartLine, c.EndLine = doc.TitleLine, doc.TitleEnd
 		c.ID = f.Path + "#0"
 		out = append(out, c)
 	}
