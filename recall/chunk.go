@@ -221,10 +221,21 @@ func chunkDoc(f layout.File, doc *layout.Doc, opts ChunkOptions) []Chunk {
 		}
 	}
 	if len(out) == 0 && doc.Title != "" {
+		out = titleChunks(base, doc, opts)
+	}
+	return out
+}
+
+// titleChunks are the chunks of a file that holds nothing but its title,
+// so that it is still found; a long title is split like an entry.
+func titleChunks(base Chunk, doc *layout.Doc, opts ChunkOptions) []Chunk {
+	var out []Chunk
+	for _, p := range splitEntry(doc.Title, doc.TitleLine, opts) {
 		c := base
-		c.Heading, c.Text = doc.Title, doc.Title
+		c.Heading, c.Text = doc.Title, p.text
 		c.StartLine, c.EndLine = doc.TitleLine, doc.TitleEnd
-		c.ID = f.Path + "#0"
+		c.Ordinal = len(out)
+		c.ID = fmt.Sprintf("%s#%d", base.Path, c.Ordinal)
 		out = append(out, c)
 	}
 	return out

@@ -186,6 +186,7 @@ func addChunkSeeds(f *testing.F) {
 	f.Add([]byte("# 2026-03-09\r\n\r\n## 検索\r\n\r\n検索エンジンの設定。次に索引を作る。\r\n"), uint8(0), int8(3), int8(1))
 	f.Add([]byte("Title\nmore\n===\n"), uint8(1), int8(0), int8(0))
 	f.Add([]byte("# T\n\nPart\none\n---\n"), uint8(1), int8(0), int8(0))
+	f.Add([]byte("# A title of many words and nothing under it\n"), uint8(1), int8(4), int8(0))
 	sec := layout.NewArchiveSection("2026-03-09.md", []byte("# 2026-03-09\n\n## Work\n\nMoved the queue.\n"), time.Date(2026, 3, 20, 0, 0, 0, 0, time.UTC))
 	f.Add(layout.AppendArchive(nil, "2026-03", sec), uint8(4), int8(0), int8(0))
 }
