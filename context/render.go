@@ -7,17 +7,18 @@ import (
 )
 
 // demote pushes every heading in md down by levels (capped at level 6),
-// leaving fenced code alone, so that a file's own `#` title nests under
-// the section heading the stack puts above it. Setext headings (a line
-// underlined with === or ---) become ATX headings on the way, and a code
-// fence or HTML block left open is closed on a line of its own at the
-// end.
+// leaving code, HTML blocks, list items and quotes alone, so that a
+// file's own `#` title nests under the section heading the stack puts
+// above it. Which lines are outside those blocks is read as appends read
+// it (layout.TopLevelLines). Setext headings (a line underlined with ===
+// or ---) become ATX headings on the way, and a code fence or HTML block
+// left open is closed on a line of its own at the end.
 func demote(md string, levels int) string {
 	if levels <= 0 {
 		return md
 	}
 	lines := strings.Split(md, "\n")
-	var open openBlock
+	top := layout.TopLevelLines(md)
 	para := false // the previous line is paragraph text
 	for i, line := range lines {
 		trim := strings.TrimLeft(line, " ")
@@ -28,7 +29,7 @@ func demote(md string, levels int) string {
 			para = wasPara
 			continue
 		}
-		if open.skip(trim) {
+		if !top[i] {
 			continue
 		}
 		if lvl := setextLevel(trim); lvl > 0 && wasPara {
@@ -58,41 +59,6 @@ func demote(md string, levels int) string {
 		out += "\n" + c
 	}
 	return out
-}
-
-// openBlock follows the Markdown blocks that run on until a closing line,
-// however far: fenced code and HTML comments.
-type openBlock struct {
-	fence   string // the open fence, or ""
-	comment bool   // in an HTML comment
-}
-
-// skip reports whether a line (trim, indented three spaces at most)
-// opens, continues or closes such a block, following it.
-func (o *openBlock) skip(trim string) bool {
-	switch {
-	case o.fence != "":
-		n := 0
-		for n < len(trim) && trim[n] == o.fence[0] {
-			n++
-		}
-		if n >= len(o.fence) && strings.TrimSpace(trim[n:]) == "" {
-			o.fence = ""
-		}
-		return true
-	case o.comment:
-		o.comment = !strings.Contains(trim, "-->")
-		return true
-	}
-	if f := fenceOpen(trim); f != "" {
-		o.fence = f
-		return true
-	}
-	if strings.HasPrefix(trim, "<!--") {
-		o.comment = !strings.Contains(trim[2:], "-->")
-		return true
-	}
-	return false
 }
 
 // setextLevel returns 1 for a === underline, 2 for a --- one, else 0.
@@ -126,21 +92,6 @@ func isParagraph(trim string) bool {
 		i++
 	}
 	return !(i > 0 && i < len(trim) && (trim[i] == '.' || trim[i] == ')'))
-}
-
-// fenceOpen returns the fence that line opens (``` or ~~~, at least three
-// long), or "".
-func fenceOpen(trim string) string {
-	for _, c := range []string{"`", "~"} {
-		n := 0
-		for n < len(trim) && trim[n:n+1] == c {
-			n++
-		}
-		if n >= 3 {
-			return strings.Repeat(c, n)
-		}
-	}
-	return ""
 }
 
 // block is one piece of a section's text with its token count.

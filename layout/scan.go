@@ -39,6 +39,21 @@ func closerOf(text string) string {
 // Markdown so that what follows it is not read as part of that block.
 func OpenBlockCloser(text string) string { return closerOf(text) }
 
+// TopLevelLines reports, line by line, whether a line of text (split at
+// "\n") is read outside every code block, HTML block, list item and block
+// quote: the lines where a heading of text's own can be.
+func TopLevelLines(text string) []bool {
+	s := &scanner{para: -1, item: -1}
+	s.lines = bytes.Split([]byte(text), []byte("\n"))
+	top := make([]bool, len(s.lines))
+	for i, raw := range s.lines {
+		line, indent := trimIndent(raw)
+		s.line(i, line, indent)
+		top[i] = s.top && s.fence == nil && s.html == "" && s.item < 0 && !s.quote
+	}
+	return top
+}
+
 // scan reads body's lines with the block rules below.
 func scan(body []byte) *scanner {
 	s := &scanner{para: -1, item: -1}
@@ -59,11 +74,13 @@ type scanner struct {
 	item  int    // content column of the open list item, -1 when none
 	quote bool   // a block quote is open
 	blank bool   // the previous line was blank
+	top   bool   // the last line was read outside any container block
 }
 
 func (s *scanner) line(i int, line []byte, indent int) {
 	blank := len(bytes.TrimSpace(line)) == 0
 	defer func() { s.blank = blank }()
+	s.top = false
 	switch {
 	case s.fence != nil:
 		if indent <= 3 && closesFence(line, s.fence) {
@@ -81,6 +98,7 @@ func (s *scanner) line(i int, line []byte, indent int) {
 			return
 		}
 	default:
+		s.top = true
 		s.topLevel(i, line, indent)
 	}
 }
