@@ -38,7 +38,7 @@ func weekToken(t time.Time) string {
 // whenTokens are the date tokens of a chunk.
 func whenTokens(kind, date string) string {
 	t := dateOf(date)
-	if t.IsZero() {
+	if t.IsZero() || !inYears(t) {
 		return ""
 	}
 	var s dateSink
@@ -105,7 +105,15 @@ func (s *dateSink) add(tok string) {
 	s.out = append(s.out, tok)
 }
 
+// inYears reports whether t is in the years 1 to 9999, those a daily's
+// name can hold: the only dates that get tokens. A relative phrase can
+// reach outside them from a date near their ends.
+func inYears(t time.Time) bool { return t.Year() >= 1 && t.Year() <= 9999 }
+
 func (s *dateSink) week(t time.Time) {
+	if !inYears(t) {
+		return
+	}
 	s.add(weekToken(t))
 	if s.expandWeeks {
 		start := layout.WeekOf(t).Start()
@@ -128,12 +136,23 @@ func (s *dateSink) days(from, to time.Time) {
 		return
 	}
 	for t := from; !t.After(to); t = t.AddDate(0, 0, 1) {
-		s.add(dayToken(t))
+		if inYears(t) {
+			s.add(dayToken(t))
+		}
 	}
 }
 
-func (s *dateSink) month(y int, m time.Month) { s.add(monthToken(utcDay(y, m, 1))) }
-func (s *dateSink) year(y int)                { s.add(yearToken(y)) }
+func (s *dateSink) month(y int, m time.Month) {
+	if t := utcDay(y, m, 1); inYears(t) {
+		s.add(monthToken(t))
+	}
+}
+
+func (s *dateSink) year(y int) {
+	if y >= 1 && y <= 9999 {
+		s.add(yearToken(y))
+	}
+}
 
 // monthsOfYear adds the months from..to of no year, wrapping at December.
 func (s *dateSink) monthsOfYear(from, to time.Month) {

@@ -65,8 +65,8 @@ func realDateToken(tok string) bool {
 	case m == nil:
 		return false
 	case m[1] != "":
-		_, err := time.Parse("20060102", m[1])
-		return err == nil
+		t, err := time.Parse("20060102", m[1])
+		return err == nil && t.Year() >= 1
 	case m[2] != "":
 		y, n := atoi(m[2]), atoi(m[3])
 		return y >= 1 && n >= 1 && n <= layout.WeeksInYear(y)
@@ -102,8 +102,9 @@ func FuzzQueryWhen(f *testing.F) {
 	})
 }
 
-// FuzzMentionTokens checks that the dates a chunk's text names are real
-// dates, each once, and no more than maxMentions.
+// FuzzMentionTokens checks that the dates a chunk's text names, and those
+// of its own date, are real dates, each once, and no more than
+// maxMentions of the text's.
 func FuzzMentionTokens(f *testing.F) {
 	for i, s := range dateSeeds {
 		f.Add(s, uint8(i), "2023-05-10")
@@ -111,7 +112,9 @@ func FuzzMentionTokens(f *testing.F) {
 	f.Add("shipped 0001-01-01, a year after 9999-12-31", uint8(0), "0001-01-01")
 	f.Fuzz(func(t *testing.T, text string, kind uint8, date string) {
 		kinds := []string{"daily", "weekly", "monthly", "typed", "archive"}
-		got := mentionTokens(kinds[int(kind)%len(kinds)], date, text)
+		k := kinds[int(kind)%len(kinds)]
+		checkDateTokens(t, date, strings.Fields(whenTokens(k, date)))
+		got := mentionTokens(k, date, text)
 		checkDateTokens(t, text, got)
 		if len(got) > maxMentions {
 			t.Fatalf("%q: %d tokens, over %d", text, len(got), maxMentions)
