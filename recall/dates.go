@@ -124,12 +124,22 @@ func (s *dateSink) week(t time.Time) {
 }
 
 // maxRangeDays is the longest range asked for day by day; a longer one
-// is asked for by its months.
-const maxRangeDays = 62
+// is asked for by its months, and one over maxRangeMonths by its years.
+const (
+	maxRangeDays   = 62
+	maxRangeMonths = 36
+)
 
-// days adds the days from..to, or their months when there are too many.
+// days adds the days from..to, or their months or years when there are
+// too many.
 func (s *dateSink) days(from, to time.Time) {
-	if to.Sub(from) > maxRangeDays*24*time.Hour {
+	switch span := to.Sub(from); {
+	case span > maxRangeMonths*31*24*time.Hour:
+		for y := from.Year(); y <= to.Year() && !s.full(); y++ {
+			s.year(y)
+		}
+		return
+	case span > maxRangeDays*24*time.Hour:
 		for t := utcDay(from.Year(), from.Month(), 1); !t.After(to); t = t.AddDate(0, 1, 0) {
 			s.month(t.Year(), t.Month())
 		}
@@ -168,11 +178,15 @@ func (s *dateSink) monthsOfYear(from, to time.Month) {
 // chunks covering them; now completes phrases that leave out the year or
 // are relative ("last Friday"), and may be zero.
 func queryWhen(q string, now time.Time) []string {
-	s := &dateSink{expandWeeks: true}
+	s := &dateSink{expandWeeks: true, max: maxQueryDates}
 	r := dateReader{ref: dayOf(now), past: true, sink: s}
 	r.read(q)
 	return s.out
 }
+
+// maxQueryDates bounds the date tokens of a query, whatever ranges it
+// names, so that a short query cannot ask for thousands of terms.
+const maxQueryDates = 256
 
 // maxMentions bounds the date tokens a chunk's text adds, so a list of
 // dates cannot outweigh the chunk's own.

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,7 @@ func TestQueryWhen(t *testing.T) {
 		{"range with no year or now", "from 3 to 7 May", time.Time{}, []string{"mo05"}, []string{"d"}},
 		{"two days joined by and", "May 3 and May 7 2023", time.Time{}, []string{"d20230503", "d20230507"}, []string{"d20230505"}},
 		{"long range by months", "between 2023-01-15 and 2023-06-15", time.Time{}, []string{"m202301", "m202306"}, []string{"d", "m202307"}},
+		{"a range of years by years", "between 2001-03-01 and 2023-06-15", time.Time{}, []string{"y2001", "y2012", "y2023"}, []string{"d", "m", "y2000", "y2024"}},
 		{"a range of 62 days is still days", "between 2023-01-01 and 2023-03-04", time.Time{}, []string{"d20230101", "d20230201", "d20230304"}, []string{"m", "d20230305"}},
 		{"a range written backwards is its two days", "from 2023-08-15 to 2023-08-11", time.Time{}, []string{"d20230811", "d20230815"}, []string{"d20230812", "d20230814"}},
 
@@ -111,6 +113,20 @@ func TestQueryWhen(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestQueryWhenIsBounded: a short query that names a range of millennia,
+// or many ranges, asks for a bounded number of date tokens.
+func TestQueryWhenIsBounded(t *testing.T) {
+	var many strings.Builder
+	for y := 1901; y <= 1999; y++ {
+		fmt.Fprintf(&many, "between %d-01-01 and %d-03-03, ", y, y)
+	}
+	for _, q := range []string{"1999 between 0001-01-01 and 9999-12-31", many.String()} {
+		if got := queryWhen(q, wed); len(got) > maxQueryDates {
+			t.Errorf("queryWhen(%.40q…) = %d tokens, over %d", q, len(got), maxQueryDates)
+		}
 	}
 }
 

@@ -41,7 +41,7 @@ var dateSeeds = []string{
 }
 
 // dateToken is the shape of every date token (see dates.go).
-var dateToken = regexp.MustCompile(`^(?:d(\d{8})|w(\d{4})w(\d{2})|m(\d{6})|y(\d{4})|mo(\d{2}))$`)
+var dateToken = regexp.MustCompile(`^(?:d(\d{8})|w(\d{4})w(\d{2})|m(\d{6})|y(\d{1,4})|mo(\d{2}))$`)
 
 // checkDateTokens fails unless every token has its shape, names a real
 // day, week or month, and comes once.
