@@ -3,6 +3,8 @@ package layout
 import (
 	"bytes"
 	"strings"
+
+	"github.com/tmemhq/tmem/internal/lazyregexp"
 )
 
 // scanHeadings finds headings of level 1 and 2 with a plain line scan,
@@ -262,34 +264,59 @@ func thematicBreak(l []byte) bool {
 }
 
 // htmlEnd returns what ends an HTML block that line opens ("\n" for a
-// blank line), or "" when it opens none. Blocks of the last kind (any
-// tag alone) cannot interrupt a paragraph.
+// blank line), or "" when it opens none, by the start conditions of the
+// block parser files are read with. Blocks of the last kind (a complete
+// tag alone, of a name not in blockTags) cannot interrupt a paragraph.
 func htmlEnd(l []byte, inPara bool) string {
 	if len(l) < 2 || l[0] != '<' {
 		return ""
 	}
-	lower := bytes.ToLower(l)
-	for _, tag := range []string{"<script", "<pre", "<style", "<textarea"} {
-		if bytes.HasPrefix(lower, []byte(tag)) {
-			return "</" + tag[1:] + ">"
-		}
+	if m := htmlRaw().FindSubmatch(l); m != nil {
+		return "</" + strings.ToLower(string(m[1])) + ">"
 	}
 	switch {
 	case bytes.HasPrefix(l, []byte("<!--")):
 		return "-->"
 	case bytes.HasPrefix(l, []byte("<?")):
 		return "?>"
+	case len(l) > 2 && l[1] == '!' && l[2] >= 'A' && l[2] <= 'Z':
+		return ">"
 	case bytes.HasPrefix(l, []byte("<![CDATA[")):
 		return "]]>"
-	case bytes.HasPrefix(l, []byte("<!")):
-		return ">"
-	case !inPara && (l[1] == '/' || isLetter(l[1])):
+	}
+	if m := htmlTagAlone().FindSubmatch(l); m != nil {
+		tag := strings.ToLower(string(m[2]))
+		closeWithAttrs := len(m[1]) > 0 && len(m[3]) > 0
+		if blockTags[tag] || !inPara && !closeWithAttrs && tag != "script" && tag != "style" && tag != "pre" {
+			return "\n"
+		}
+	}
+	if m := htmlTagStart().FindSubmatch(l); m != nil && blockTags[strings.ToLower(string(m[1]))] {
 		return "\n"
 	}
 	return ""
 }
 
-func isLetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
+// The HTML block start conditions: a raw-text tag, any complete tag
+// alone on its line, and the start of a tag.
+var (
+	htmlRaw      = lazyregexp.New(`(?i)^<(script|pre|style|textarea)(?:\s|/?>|$)`)
+	htmlTagAlone = lazyregexp.New(`^<(/ *)?([a-zA-Z][a-zA-Z0-9-]*)((?:[\t ]+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:[\t ]*=[\t ]*(?:[^"'=<>` + "`" + `\x00-\x20]+|'[^']*'|"[^"]*"))?)*) */?> *$`)
+	htmlTagStart = lazyregexp.New(`^<(?:/ *)?([a-zA-Z][a-zA-Z0-9-]*)(?: |/?>|$)`)
+)
+
+// blockTags are the tag names that start an HTML block ended by a blank
+// line, even inside a paragraph.
+var blockTags = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range strings.Fields(`address article aside base basefont blockquote body caption center col colgroup
+		dd details dialog dir div dl dt fieldset figcaption figure footer form frame frameset h1 h2 h3 h4 h5 h6
+		head header hr html iframe legend li link main menu menuitem meta nav noframes ol optgroup option p param
+		search section summary table tbody td tfoot th thead title tr track ul`) {
+		m[t] = true
+	}
+	return m
+}()
 
 func joinTrimmed(lines [][]byte) string {
 	parts := make([]string, 0, len(lines))
