@@ -75,6 +75,7 @@ type scanner struct {
 	para  int    // 0-based first line of the open paragraph, -1 when none
 	item  int    // content column of the open list item, -1 when none
 	quote bool   // a block quote is open
+	lazy  bool   // the open item or quote ends in text a line can continue
 	blank bool   // the previous line was blank
 	top   bool   // the last line was read outside any container block
 }
@@ -93,7 +94,7 @@ func (s *scanner) line(i int, line []byte, indent int) {
 			s.html = ""
 		}
 	case blank:
-		s.para = -1
+		s.para, s.lazy = -1, false
 	case (s.item >= 0 || s.quote) && s.inItem(line, indent):
 	case indent > 3:
 		if s.para < 0 { // indented code; inside a paragraph, a continuation
@@ -111,15 +112,36 @@ func (s *scanner) line(i int, line []byte, indent int) {
 func (s *scanner) inItem(line []byte, indent int) bool {
 	switch {
 	case s.quote && line[0] == '>' && indent <= 3:
+		s.lazy = opensText(line, 1)
 	case s.item >= 0 && indent >= s.item:
+		s.lazy = textLine(line)
 	case s.item >= 0 && itemWidth(line) > 0 && indent <= 3:
 		s.item = indent + itemWidth(line)
-	case !s.blank && atxLevel(line) == 0 && fenceRun(line) == nil && !thematicBreak(line) && line[0] != '>':
+		s.lazy = opensText(line, itemWidth(line))
+	case s.lazy && textLine(line):
 	default:
 		s.item, s.quote = -1, false
 		return false
 	}
 	return true
+}
+
+// textLine reports whether a line that is not blank reads as paragraph
+// text, which a later line can continue lazily, rather than as the start
+// of a heading, fence, break or quote.
+func textLine(line []byte) bool {
+	return atxLevel(line) == 0 && fenceRun(line) == nil && !thematicBreak(line) && line[0] != '>'
+}
+
+// opensText reports whether a container's first line, after its marker
+// (which ends at from), holds paragraph text: an empty list item or
+// quote line has none to continue.
+func opensText(line []byte, from int) bool {
+	if from >= len(line) {
+		return false
+	}
+	rest := bytes.TrimSpace(line[from:])
+	return len(rest) > 0 && textLine(rest)
 }
 
 // topLevel reads a line outside any container block.
@@ -143,9 +165,9 @@ func (s *scanner) topLevel(i int, line []byte, indent int) {
 	case thematicBreak(line):
 		s.para = -1
 	case line[0] == '>':
-		s.quote, s.para = true, -1
+		s.quote, s.para, s.lazy = true, -1, opensText(line, 1)
 	case itemWidth(line) > 0:
-		s.item, s.para = indent+itemWidth(line), -1
+		s.item, s.para, s.lazy = indent+itemWidth(line), -1, opensText(line, itemWidth(line))
 	case s.para < 0:
 		s.para = i
 	}
