@@ -76,13 +76,13 @@ func setextLevel(trim string) int {
 	return 0
 }
 
-// isParagraph reports whether a line (not a heading, not code) is plain
+// isParagraph reports whether a line (not a heading, code or HTML) is plain
 // paragraph text that a setext underline could turn into a heading.
 func isParagraph(trim string) bool {
 	if strings.TrimSpace(trim) == "" {
 		return false
 	}
-	for _, p := range []string{"- ", "* ", "+ ", ">", "|", "<"} {
+	for _, p := range []string{"- ", "* ", "+ ", ">", "|"} {
 		if strings.HasPrefix(trim, p) {
 			return false
 		}

@@ -42,8 +42,10 @@ func closerOf(text string) string {
 func OpenBlockCloser(text string) string { return closerOf(text) }
 
 // TopLevelLines reports, line by line, whether a line of text (split at
-// "\n") is read outside every code block, HTML block, list item and block
-// quote: the lines where a heading of text's own can be.
+// "\n") is read outside every code block, HTML block (one closed on its
+// first line too), list item and block quote: the lines where a heading
+// of text's own can be, and the paragraph text a setext underline can
+// make one.
 func TopLevelLines(text string) []bool {
 	s := &scanner{para: -1, item: -1}
 	s.lines = bytes.Split([]byte(text), []byte("\n"))
@@ -150,7 +152,7 @@ func (s *scanner) topLevel(i int, line []byte, indent int) {
 	case fenceRun(line) != nil:
 		s.fence, s.para = fenceRun(line), -1
 	case htmlEnd(line, s.para >= 0) != "":
-		s.html, s.para = htmlEnd(line, s.para >= 0), -1
+		s.html, s.para, s.top = htmlEnd(line, s.para >= 0), -1, false
 		if s.html != "\n" && bytes.Contains(line[1:], []byte(s.html)) {
 			s.html = ""
 		}
