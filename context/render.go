@@ -76,22 +76,16 @@ func setextLevel(trim string) int {
 	return 0
 }
 
-// isParagraph reports whether a line (not a heading, code or HTML) is plain
-// paragraph text that a setext underline could turn into a heading.
+// isParagraph reports whether a top-level line (not a heading, code,
+// HTML, list item or quote: see layout.TopLevelLines) is paragraph text
+// that a setext underline could turn into a heading: any but a blank
+// line or a thematic break ("***", "- - -").
 func isParagraph(trim string) bool {
-	if strings.TrimSpace(trim) == "" {
+	t := strings.Join(strings.Fields(trim), "")
+	if t == "" {
 		return false
 	}
-	for _, p := range []string{"- ", "* ", "+ ", ">", "|"} {
-		if strings.HasPrefix(trim, p) {
-			return false
-		}
-	}
-	i := 0
-	for i < len(trim) && trim[i] >= '0' && trim[i] <= '9' {
-		i++
-	}
-	return !(i > 0 && i < len(trim) && (trim[i] == '.' || trim[i] == ')'))
+	return len(t) < 3 || strings.Trim(t, t[:1]) != "" || !strings.Contains("-*_", t[:1])
 }
 
 // block is one piece of a section's text with its token count.

@@ -146,6 +146,17 @@ func opensText(line []byte, from int) bool {
 	return len(rest) > 0 && textLine(rest)
 }
 
+// interrupts reports whether a list item's first line can interrupt a
+// paragraph: it holds text, and an ordered item is numbered 1.
+func interrupts(line []byte) bool {
+	w := itemWidth(line)
+	if w > len(line) || len(bytes.TrimSpace(line[w:])) == 0 {
+		return false
+	}
+	digits := bytes.TrimLeft(line[:w-2], "0")
+	return line[0] < '0' || line[0] > '9' || string(digits) == "1"
+}
+
 // topLevel reads a line outside any container block.
 func (s *scanner) topLevel(i int, line []byte, indent int) {
 	switch {
@@ -168,7 +179,7 @@ func (s *scanner) topLevel(i int, line []byte, indent int) {
 		s.para = -1
 	case line[0] == '>':
 		s.quote, s.para, s.lazy = true, -1, opensText(line, 1)
-	case itemWidth(line) > 0:
+	case itemWidth(line) > 0 && (s.para < 0 || interrupts(line)):
 		s.item, s.para, s.lazy = indent+itemWidth(line), -1, opensText(line, itemWidth(line))
 	case s.para < 0:
 		s.para = i
