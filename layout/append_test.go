@@ -2,6 +2,7 @@ package layout
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -113,5 +114,20 @@ func TestWriteMemoryOverwriteKeepsCRLF(t *testing.T) {
 	want := "---\r\nname: Billing v2\r\ndescription: d\r\ntype: project\r\nowner: ops\r\n---\r\n\r\nSecond.\r\nThird.\r\n"
 	if string(got) != want {
 		t.Errorf("file is\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestAppendDailyRefusesHeadingWithoutText: a heading that reads as a
+// closing run of "#" would not start an entry; the text would join the
+// entry before it.
+func TestAppendDailyRefusesHeadingWithoutText(t *testing.T) {
+	day := time.Date(2026, 3, 18, 9, 0, 0, 0, time.UTC)
+	for _, h := range []string{"", "  ", "#", "###", " ###### "} {
+		t.Run(fmt.Sprintf("%q", h), func(t *testing.T) {
+			ws := newWorkspace(t, "beacon")
+			if _, err := ws.AppendDaily(context.Background(), "beacon", day, h, "text"); err == nil {
+				t.Errorf("heading %q accepted", h)
+			}
+		})
 	}
 }

@@ -196,11 +196,8 @@ func (w *Workspace) AppendDaily(ctx context.Context, name string, day time.Time,
 	if y := day.Year(); y < 1 || y > 9999 {
 		return "", fmt.Errorf("date %s: a daily log's name holds a year from 0001 to 9999", day.Format(DateLayout))
 	}
-	heading = strings.Join(strings.Fields(heading), " ")
-	if heading == "" {
-		return "", errors.New("entry heading is empty")
-	}
-	if err := checkContent("entry heading", []byte(heading)); err != nil {
+	heading, err := entryHeading(heading)
+	if err != nil {
 		return "", err
 	}
 	if err := checkSecrets(opts, field{"heading", heading, false}, field{"entry", text, true}); err != nil {
@@ -211,13 +208,28 @@ func (w *Workspace) AppendDaily(ctx context.Context, name string, day time.Time,
 		return "", err
 	}
 	rel := DailyPath(name, day)
-	err := w.update(ctx, name, rel, func(old []byte, _ bool) ([]byte, error) {
+	err = w.update(ctx, name, rel, func(old []byte, _ bool) ([]byte, error) {
 		return appendEntry(old, day, heading, stamped(opts, day, body)), nil
 	})
 	if err != nil {
 		return "", err
 	}
 	return rel, nil
+}
+
+// entryHeading is heading as an entry's "##" line holds it: its words
+// joined by single spaces. It is refused when that line reads as a
+// heading without text ("#", "###": a closing run of #), which would not
+// start an entry of its own.
+func entryHeading(heading string) (string, error) {
+	heading = strings.Join(strings.Fields(heading), " ")
+	if atxText([]byte("## "+heading), 2) == "" {
+		return "", errors.New("entry heading is empty")
+	}
+	if err := checkContent("entry heading", []byte(heading)); err != nil {
+		return "", err
+	}
+	return heading, nil
 }
 
 // stamped puts the stamp for t above body when opts ask for it.
