@@ -81,11 +81,21 @@ func setextLevel(trim string) int {
 // that a setext underline could turn into a heading: any but a blank
 // line or a thematic break ("***", "- - -").
 func isParagraph(trim string) bool {
-	t := strings.Join(strings.Fields(trim), "")
-	if t == "" {
-		return false
+	var mark byte // the first sign that is not white space
+	n := 0        // how many signs there are
+	for i := 0; i < len(trim); i++ {
+		c := trim[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\r':
+			continue
+		case mark == 0:
+			mark = c
+		case c != mark:
+			return true
+		}
+		n++
 	}
-	return len(t) < 3 || strings.Trim(t, t[:1]) != "" || !strings.Contains("-*_", t[:1])
+	return mark != 0 && (n < 3 || mark != '-' && mark != '*' && mark != '_')
 }
 
 // block is one piece of a section's text with its token count.
