@@ -31,6 +31,11 @@ func FuzzDemote(f *testing.F) {
 		"<pre>\n```\n</pre>\n# x",
 		"<div>\n```\n\n# x",
 		"- a\n\n  ```\n\n# x",
+		"* \n\n  # after an empty item",
+		"*\n  # in the item\n\n  # still in it",
+		"<pre>\nx\n</PRE>\n# a",
+		"<script>\nx\n</pre>\n# a",
+		"<textarea>\n# no</style>\n# yes",
 	} {
 		f.Add(s, uint8(1))
 	}

@@ -41,7 +41,7 @@ func demote(md string, levels int) string {
 		for n < len(trim) && trim[n] == '#' {
 			n++
 		}
-		if n == 0 || n > 6 || (n < len(trim) && trim[n] != ' ' && trim[n] != '\t') {
+		if n == 0 || n > 6 || (n < len(trim) && trim[n] != ' ' && trim[n] != '\t' && trim[n] != '\r') {
 			para = isParagraph(trim)
 			continue
 		}
@@ -81,21 +81,21 @@ func setextLevel(trim string) int {
 // that a setext underline could turn into a heading: any but a blank
 // line or a thematic break ("***", "- - -").
 func isParagraph(trim string) bool {
-	var mark byte // the first sign that is not white space
-	n := 0        // how many signs there are
+	n := 0 // the signs that are not white space
+	var mark byte
 	for i := 0; i < len(trim); i++ {
 		c := trim[i]
 		switch {
 		case c == ' ' || c == '\t' || c == '\r':
 			continue
-		case mark == 0:
+		case n == 0:
 			mark = c
 		case c != mark:
 			return true
 		}
 		n++
 	}
-	return mark != 0 && (n < 3 || mark != '-' && mark != '*' && mark != '_')
+	return n > 0 && (n < 3 || mark != '-' && mark != '*' && mark != '_')
 }
 
 // block is one piece of a section's text with its token count.

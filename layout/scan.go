@@ -78,25 +78,30 @@ type scanner struct {
 	item  int    // content column of the open list item, -1 when none
 	quote bool   // a block quote is open
 	lazy  bool   // the open item or quote ends in text a line can continue
+	empty bool   // the open list item's first line, just read, is its marker alone
 	blank bool   // the previous line was blank
 	top   bool   // the last line was read outside any container block
 }
 
 func (s *scanner) line(i int, line []byte, indent int) {
 	blank := len(bytes.TrimSpace(line)) == 0
+	empty := s.empty
 	defer func() { s.blank = blank }()
-	s.top = false
+	s.top, s.empty = false, false
 	switch {
 	case s.fence != nil:
 		if indent <= 3 && closesFence(line, s.fence) {
 			s.fence = nil
 		}
 	case s.html != "":
-		if (s.html == "\n" && blank) || (s.html != "\n" && bytes.Contains(line, []byte(s.html))) {
+		if (s.html == "\n" && blank) || (s.html != "\n" && endsHTML(line, s.html)) {
 			s.html = ""
 		}
 	case blank:
 		s.para, s.lazy = -1, false
+		if empty { // an item can start with one blank line, not two
+			s.item = -1
+		}
 	case (s.item >= 0 || s.quote) && s.inItem(line, indent):
 	case indent > 3:
 		if s.para < 0 { // indented code; inside a paragraph, a continuation
@@ -118,8 +123,9 @@ func (s *scanner) inItem(line []byte, indent int) bool {
 	case s.item >= 0 && indent >= s.item:
 		s.lazy = textLine(line)
 	case s.item >= 0 && itemWidth(line) > 0 && indent <= 3:
-		s.item = indent + itemWidth(line)
+		s.item = indent + contentOffset(line)
 		s.lazy = opensText(line, itemWidth(line))
+		s.empty = markerAlone(line)
 	case s.lazy && textLine(line):
 	default:
 		s.item, s.quote = -1, false
@@ -146,6 +152,46 @@ func opensText(line []byte, from int) bool {
 	return len(rest) > 0 && textLine(rest)
 }
 
+// contentOffset is the column, from a list item's marker, where its
+// content starts, which its continuation lines must reach: after the
+// marker and the one to four spaces that follow it (one when there are
+// more, which make the content indented code, or none).
+func contentOffset(line []byte) int {
+	w := itemWidth(line)
+	if markerAlone(line) {
+		return w
+	}
+	n := 0
+	for w-1+n < len(line) && line[w-1+n] == ' ' {
+		n++
+	}
+	if n < 1 || n > 4 {
+		return w
+	}
+	return w - 1 + n
+}
+
+// markerAlone reports whether a list item's first line holds its marker
+// and nothing else.
+func markerAlone(line []byte) bool {
+	w := itemWidth(line)
+	return w >= len(line) || len(bytes.TrimSpace(line[w:])) == 0
+}
+
+// endsHTML reports whether line holds the end of an HTML block that end
+// ends: its text, or for a block of raw text (<pre>, <script>, <style>,
+// <textarea>) the end tag of any of the four, in any case, as the block
+// parser reads it.
+func endsHTML(line []byte, end string) bool {
+	if rawEnds[end] {
+		return htmlRawEnd().Match(line)
+	}
+	return bytes.Contains(line, []byte(end))
+}
+
+// rawEnds are what htmlEnd gives for the blocks of raw text.
+var rawEnds = map[string]bool{"</script>": true, "</pre>": true, "</style>": true, "</textarea>": true}
+
 // interrupts reports whether a list item's first line can interrupt a
 // paragraph: it holds text, and an ordered item is numbered 1.
 func interrupts(line []byte) bool {
@@ -164,7 +210,7 @@ func (s *scanner) topLevel(i int, line []byte, indent int) {
 		s.fence, s.para = fenceRun(line), -1
 	case htmlEnd(line, s.para >= 0) != "":
 		s.html, s.para, s.top = htmlEnd(line, s.para >= 0), -1, false
-		if s.html != "\n" && bytes.Contains(line[1:], []byte(s.html)) {
+		if s.html != "\n" && endsHTML(line[1:], s.html) {
 			s.html = ""
 		}
 	case atxLevel(line) > 0:
@@ -180,7 +226,8 @@ func (s *scanner) topLevel(i int, line []byte, indent int) {
 	case line[0] == '>':
 		s.quote, s.para, s.lazy = true, -1, opensText(line, 1)
 	case itemWidth(line) > 0 && (s.para < 0 || interrupts(line)):
-		s.item, s.para, s.lazy = indent+itemWidth(line), -1, opensText(line, itemWidth(line))
+		s.item, s.para, s.lazy = indent+contentOffset(line), -1, opensText(line, itemWidth(line))
+		s.empty = markerAlone(line)
 	case s.para < 0:
 		s.para = i
 	}
@@ -226,7 +273,8 @@ func atxLevel(l []byte) int {
 	for n < len(l) && l[n] == '#' {
 		n++
 	}
-	if n == 0 || n > 6 || (n < len(l) && l[n] != ' ' && l[n] != '\t') {
+	// A carriage return not ending the line is white space to the parser.
+	if n == 0 || n > 6 || (n < len(l) && l[n] != ' ' && l[n] != '\t' && l[n] != '\r') {
 		return 0
 	}
 	return n
@@ -336,6 +384,7 @@ func htmlEnd(l []byte, inPara bool) string {
 // alone on its line, and the start of a tag.
 var (
 	htmlRaw      = lazyregexp.New(`(?i)^<(script|pre|style|textarea)(?:\s|/?>|$)`)
+	htmlRawEnd   = lazyregexp.New(`(?i)</(?:script|pre|style|textarea)>`)
 	htmlTagAlone = lazyregexp.New(`^<(/ *)?([a-zA-Z][a-zA-Z0-9-]*)((?:[\t ]+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:[\t ]*=[\t ]*(?:[^"'=<>` + "`" + `\x00-\x20]+|'[^']*'|"[^"]*"))?)*) */?> *$`)
 	htmlTagStart = lazyregexp.New(`^<(?:/ *)?([a-zA-Z][a-zA-Z0-9-]*)(?: |/?>|$)`)
 )
