@@ -36,6 +36,14 @@ func FuzzDemote(f *testing.F) {
 		"<pre>\nx\n</PRE>\n# a",
 		"<script>\nx\n</pre>\n# a",
 		"<textarea>\n# no</style>\n# yes",
+		"- <br>\nNotes\n=====\n",
+		"> <div>\nNotes\n=====\n",
+		"-     code sample\nNotes\n=====\n",
+		"> <!-- c -->\nNotes\n=====\n",
+		"-\tfoo\n\n  # h\n",
+		"1.\tfoo\n\n   # h\n",
+		"Title\r\n=====\r\n\r\nbody",
+		"Part\r\n----\r\ntext",
 	} {
 		f.Add(s, uint8(1))
 	}

@@ -66,7 +66,7 @@ func demote(md string, levels int) string {
 // too: after a paragraph it is no empty list item); after anything else
 // the caller does not ask.
 func setextLevel(trim string) int {
-	t := strings.TrimRight(trim, " \t")
+	t := strings.TrimRight(trim, " \t\r")
 	switch {
 	case t != "" && strings.Trim(t, "=") == "":
 		return 1

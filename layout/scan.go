@@ -119,11 +119,11 @@ func (s *scanner) line(i int, line []byte, indent int) {
 func (s *scanner) inItem(line []byte, indent int) bool {
 	switch {
 	case s.quote && line[0] == '>' && indent <= 3:
-		s.lazy = opensText(line, 1)
+		s.lazy = opensText(line, quoteText(line))
 	case s.item >= 0 && indent >= s.item:
 		s.lazy = textLine(line)
 	case s.item >= 0 && itemWidth(line) > 0 && indent <= 3:
-		s.item = indent + contentOffset(line)
+		s.item = indent + contentOffset(line, indent)
 		s.lazy = opensText(line, itemWidth(line))
 		s.empty = markerAlone(line)
 	case s.lazy && textLine(line):
@@ -148,27 +148,46 @@ func opensText(line []byte, from int) bool {
 	if from >= len(line) {
 		return false
 	}
-	rest := bytes.TrimSpace(line[from:])
-	return len(rest) > 0 && textLine(rest)
+	rest, cols := trimIndent(line[from:])
+	rest = bytes.TrimRight(rest, " \t")
+	// Four columns more than the marker's own space make indented code,
+	// and an HTML block is no paragraph either: a line after them that
+	// is not indented under the container ends it.
+	return len(rest) > 0 && cols < 4 && textLine(rest) && htmlEnd(rest, false) == ""
 }
 
-// contentOffset is the column, from a list item's marker, where its
-// content starts, which its continuation lines must reach: after the
-// marker and the one to four spaces that follow it (one when there are
-// more, which make the content indented code, or none).
-func contentOffset(line []byte) int {
+// quoteText is where a quote line's content starts: after its ">" and
+// the one space that may follow it.
+func quoteText(line []byte) int {
+	if len(line) > 1 && (line[1] == ' ' || line[1] == '\t') {
+		return 2
+	}
+	return 1
+}
+
+// contentOffset is the column, from a list item's marker at column
+// indent, where its content starts, which its continuation lines must
+// reach: after the marker and the one to four columns of white space
+// that follow it, a tab reaching the next multiple of four (one column
+// when there are more, which make the content indented code, or none).
+func contentOffset(line []byte, indent int) int {
 	w := itemWidth(line)
 	if markerAlone(line) {
 		return w
 	}
-	n := 0
-	for w-1+n < len(line) && line[w-1+n] == ' ' {
-		n++
+	start := indent + w - 1 // the column after the marker
+	col := start
+	for i := w - 1; i < len(line) && (line[i] == ' ' || line[i] == '\t'); i++ {
+		if line[i] == '\t' {
+			col += 4 - col%4
+		} else {
+			col++
+		}
 	}
-	if n < 1 || n > 4 {
-		return w
+	if n := col - start; n >= 1 && n <= 4 {
+		return w - 1 + n
 	}
-	return w - 1 + n
+	return w
 }
 
 // markerAlone reports whether a list item's first line holds its marker
@@ -224,9 +243,9 @@ func (s *scanner) topLevel(i int, line []byte, indent int) {
 	case thematicBreak(line):
 		s.para = -1
 	case line[0] == '>':
-		s.quote, s.para, s.lazy = true, -1, opensText(line, 1)
+		s.quote, s.para, s.lazy = true, -1, opensText(line, quoteText(line))
 	case itemWidth(line) > 0 && (s.para < 0 || interrupts(line)):
-		s.item, s.para, s.lazy = indent+contentOffset(line), -1, opensText(line, itemWidth(line))
+		s.item, s.para, s.lazy = indent+contentOffset(line, indent), -1, opensText(line, itemWidth(line))
 		s.empty = markerAlone(line)
 	case s.para < 0:
 		s.para = i
