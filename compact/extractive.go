@@ -308,7 +308,7 @@ type digest struct {
 func digestDoc(d *layout.Doc, more bool) []digest {
 	var out []digest
 	for _, en := range d.Entries {
-		if g := digestEntry(en, more); g.Heading != "" || g.Sentence != "" || len(g.Marked) > 0 {
+		if g := digestEntry(en, more); g.Heading != "" || g.Sentence != "" || len(g.Extra) > 0 || len(g.Marked) > 0 {
 			out = append(out, g)
 		}
 	}
@@ -330,12 +330,8 @@ func digestEntry(en layout.Entry, more bool) digest {
 			plain = append(plain, b.Text)
 		}
 	}
-	if more && g.Sentence != "" {
-		for _, c := range salientSentences(plain) {
-			if !strings.Contains(g.Sentence, c.text) {
-				g.salient = append(g.salient, c)
-			}
-		}
+	if more {
+		g.salient = salientSentences(plain, g.Sentence)
 		g.Extra = inOrder(g.salient, len(g.salient))
 	}
 	return g
@@ -363,22 +359,27 @@ func renderDay(label string, ds []digest, where string) string {
 
 // bullet is an entry's line: its heading, then its first sentence.
 func bullet(g digest) string {
+	body := g.sentences()
 	switch {
-	case g.Heading == "" && g.Sentence == "":
+	case g.Heading == "" && body == "":
 		return "- (untitled)"
 	case g.Heading == "":
-		return "- " + g.sentences()
-	case g.Sentence == "":
+		return "- " + body
+	case body == "":
 		return "- " + g.Heading
 	}
-	return "- " + g.Heading + " — " + g.sentences()
+	return "- " + g.Heading + " — " + body
 }
 
 // sentences is the entry's first sentence and the others it keeps, with
-// an ellipsis where text is left out.
+// an ellipsis where text is left out (a first sentence too long to quote
+// is left out too).
 func (g digest) sentences() string {
 	if len(g.Extra) == 0 {
 		return g.Sentence
+	}
+	if g.Sentence == "" {
+		return "… " + strings.Join(g.Extra, " … ")
 	}
 	return g.Sentence + " … " + strings.Join(g.Extra, " … ")
 }

@@ -45,8 +45,9 @@ type candidate struct {
 // for its square, which on a long entry soon prefers a one-off remark to
 // the entry's subject; here a word said counts half, so the next choice
 // says something more about the subject, or something else. Sentences
-// too long to quote or that would leave Markdown open are not candidates.
-func salientSentences(texts []string) []candidate {
+// too long to quote, that would leave Markdown open or that the lead
+// quoted already are not candidates.
+func salientSentences(texts []string, lead string) []candidate {
 	all := splitSentences(texts)
 	k := min((len(all)-1)/extraEvery, maxExtras)
 	if k <= 0 {
@@ -60,7 +61,7 @@ func salientSentences(texts []string) []candidate {
 	var cands []candidate
 	for i, s := range all[1:] {
 		ws := distinct(words[i+1])
-		if len(ws) >= minSalientWords && utf8.RuneCountInString(s) <= maxSentence && balanced(s) {
+		if len(ws) >= minSalientWords && utf8.RuneCountInString(s) <= maxSentence && balanced(s) && !strings.Contains(lead, s) {
 			cands = append(cands, candidate{pos: i, text: s, words: ws})
 		}
 	}

@@ -32,7 +32,7 @@ var meetingNotes = []string{
 // keeps saying, never small talk or one-off remarks, in the entry's order
 // and word for word; a short entry keeps its lead alone.
 func TestSalientSentences(t *testing.T) {
-	picked := salientSentences([]string{strings.Join(meetingNotes, " ")})
+	picked := salientSentences([]string{strings.Join(meetingNotes, " ")}, meetingNotes[0])
 	if want := (len(meetingNotes) - 1) / extraEvery; len(picked) != want {
 		t.Fatalf("kept %d sentences besides the lead, want %d: %q", len(picked), want, inOrder(picked, len(picked)))
 	}
@@ -51,7 +51,7 @@ func TestSalientSentences(t *testing.T) {
 			t.Errorf("kept %q, which is not about what the entry keeps coming back to", s)
 		}
 	}
-	if short := salientSentences(meetingNotes[:extraEvery]); len(short) != 0 {
+	if short := salientSentences(meetingNotes[:extraEvery], meetingNotes[0]); len(short) != 0 {
 		t.Errorf("an entry of %d sentences kept more than its lead: %q", extraEvery, inOrder(short, len(short)))
 	}
 }
@@ -99,7 +99,7 @@ func TestLongEntryWeekly(t *testing.T) {
 	if len(fewer) == 0 || len(fewer) >= len(kept) {
 		t.Fatalf("one token over budget kept %d of %d sentences:\n%s", len(fewer), len(kept), less)
 	}
-	top := inOrder(salientSentences([]string{strings.Join(meetingNotes, " ")}), len(fewer))
+	top := inOrder(salientSentences([]string{strings.Join(meetingNotes, " ")}, meetingNotes[0]), len(fewer))
 	if strings.Join(fewer, "|") != strings.Join(top, "|") {
 		t.Errorf("over budget kept %q, want the most salient %q", fewer, top)
 	}
@@ -132,4 +132,22 @@ func extrasIn(t *testing.T, summary string) []string {
 	}
 	t.Fatalf("no bullet in:\n%s", summary)
 	return nil
+}
+
+// TestLongLeadLeftOut checks a long entry whose first sentence is too
+// long to quote: the summary still keeps its salient sentences, after an
+// ellipsis, and none of them is the lead.
+func TestLongLeadLeftOut(t *testing.T) {
+	lead := "Weekly sync with atlas and quill about the search cutover, " + strings.Repeat("and more on the agenda, ", 15) + "as planned."
+	notes := append([]string{lead}, meetingNotes[1:]...)
+	daily := "# 2026-03-09\n\n## Search sync\n\n" + strings.Join(notes, " ") + "\n"
+	req := Request{Kind: KindWeekly, Teammate: "beacon", Unit: "2026-W11", Period: "2026-03-09 to 2026-03-15", Budget: 100000,
+		Sources: []Source{{Path: "beacon/memory/2026-03-09.md", Label: "2026-03-09", Text: daily}}}
+	out := summarize(t, req)
+	if !strings.Contains(out, "- Search sync — … ") {
+		t.Fatalf("the bullet does not go from the heading to the kept sentences:\n%s", out)
+	}
+	if kept := extrasIn(t, out); len(kept) != (len(notes)-1)/extraEvery || strings.Contains(out, "as planned.") {
+		t.Errorf("kept %q, want %d sentences and not the lead", kept, (len(notes)-1)/extraEvery)
+	}
 }
