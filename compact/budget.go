@@ -43,36 +43,35 @@ func joinSections(title string, secs []section) string {
 
 // keepExtras renders a day again with only the given share of the
 // sentences each long entry keeps besides its first, the most salient
-// ones; a day read from an earlier summary has no digests and stays as
-// it is.
+// ones.
 func keepExtras(share float64) func(section) section {
 	return func(s section) section {
-		if s.digests == nil {
-			return s
-		}
-		ds := make([]digest, len(s.digests))
-		for i, g := range s.digests {
-			ds[i] = g
-			ds[i].Extra = inOrder(g.salient, int(float64(len(g.salient))*share))
-		}
-		s.digests = ds
-		s.Text = renderDay(s.label, ds, s.where)
-		return s
+		return rerender(s, func(g digest) digest {
+			g.Extra = inOrder(g.salient, int(float64(len(g.salient))*share))
+			return g
+		})
 	}
 }
 
-// withoutSentences renders a day again with headings only; a day read
-// from an earlier summary has no digests and stays as it is.
+// withoutSentences renders a day again with headings only.
 func withoutSentences(s section) section {
+	return rerender(s, func(g digest) digest {
+		if g.Heading != "" {
+			g.Sentence = ""
+		}
+		return g
+	})
+}
+
+// rerender renders a day again from its digests changed by change; a
+// day read from an earlier summary has no digests and stays as it is.
+func rerender(s section, change func(digest) digest) section {
 	if s.digests == nil {
 		return s
 	}
 	ds := make([]digest, len(s.digests))
 	for i, g := range s.digests {
-		ds[i] = g
-		if g.Heading != "" {
-			ds[i].Sentence = ""
-		}
+		ds[i] = change(g)
 	}
 	s.digests = ds
 	s.Text = renderDay(s.label, ds, s.where)
