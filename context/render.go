@@ -20,6 +20,7 @@ func demote(md string, levels int) string {
 	lines := strings.Split(md, "\n")
 	top := layout.TopLevelLines(md)
 	para := false // the previous line is paragraph text
+	start := 0    // the first line of that paragraph
 	for i, line := range lines {
 		trim := strings.TrimLeft(line, " ")
 		indent := len(line) - len(trim)
@@ -33,8 +34,7 @@ func demote(md string, levels int) string {
 			continue
 		}
 		if lvl := setextLevel(trim); lvl > 0 && wasPara {
-			lines[i-1] = strings.Repeat("#", min(lvl+levels, 6)) + " " + strings.TrimSpace(lines[i-1])
-			lines[i] = ""
+			atxFromSetext(lines[start:i+1], min(lvl+levels, 6))
 			continue
 		}
 		n := 0
@@ -42,7 +42,9 @@ func demote(md string, levels int) string {
 			n++
 		}
 		if n == 0 || n > 6 || (n < len(trim) && trim[n] != ' ' && trim[n] != '\t' && trim[n] != '\r') {
-			para = isParagraph(trim)
+			if para = isParagraph(trim); para && !wasPara {
+				start = i
+			}
 			continue
 		}
 		add := levels
@@ -74,6 +76,20 @@ func setextLevel(trim string) int {
 		return 2
 	}
 	return 0
+}
+
+// atxFromSetext rewrites a setext heading, its paragraph lines and their
+// underline, as an ATX heading of the given level on the first line, its
+// text the lines joined, and blank lines for the rest.
+func atxFromSetext(lines []string, level int) {
+	text := make([]string, 0, len(lines)-1)
+	for _, l := range lines[:len(lines)-1] {
+		text = append(text, strings.TrimSpace(l))
+	}
+	for i := range lines {
+		lines[i] = ""
+	}
+	lines[0] = strings.Repeat("#", level) + " " + strings.Join(text, " ")
 }
 
 // isParagraph reports whether a top-level line (not a heading, code,

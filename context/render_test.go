@@ -26,6 +26,7 @@ func TestDemote(t *testing.T) {
 		{"indented code is text", "    # code", "    # code", 1},
 		{"empty heading", "#\n", "##\n", 1},
 		{"setext headings become ATX", "Title\n=====\n\nPart\n---\ntext", "## Title\n\n\n### Part\n\ntext", 1},
+		{"a setext heading of several lines keeps them all", "one\n  two\n      three\n---\ntext", "### one two three\n\n\n\ntext", 1},
 		{"thematic break stays", "text\n\n---\n\nmore", "text\n\n---\n\nmore", 1},
 		{"list item then dashes stays", "- item\n---", "- item\n---", 1},
 		{"two dashes underline too", "Title\n--\ntext", "### Title\n\ntext", 1},
