@@ -10,7 +10,7 @@ import (
 // leaving code, HTML blocks, list items and quotes alone, so that a
 // file's own `#` title nests under the section heading the stack puts
 // above it. Which lines are outside those blocks is read as appends read
-// it (layout.TopLevelLines). Setext headings (a line underlined with ===
+// it (layout.TopLevel). Setext headings (a line underlined with ===
 // or ---) become ATX headings on the way, and a code fence or HTML block
 // left open is closed on a line of its own at the end.
 func demote(md string, levels int) string {
@@ -18,7 +18,7 @@ func demote(md string, levels int) string {
 		return md
 	}
 	lines := strings.Split(md, "\n")
-	top := layout.TopLevelLines(md)
+	top, closer := layout.TopLevel(md)
 	para := false // the previous line is paragraph text
 	start := 0    // the first line of that paragraph
 	for i, line := range lines {
@@ -54,11 +54,12 @@ func demote(md string, levels int) string {
 		lines[i] = line[:indent] + strings.Repeat("#", add) + trim
 	}
 	out := strings.Join(lines, "\n")
-	if c := layout.OpenBlockCloser(out); c != "" {
+	if closer != "" {
 		// A block the text leaves open would run on to the end of the
 		// stack and turn every later section into code, HTML or a
-		// comment.
-		out += "\n" + c
+		// comment. Demoting changes no block that is open at the end:
+		// it rewrites only top-level headings.
+		out += "\n" + closer
 	}
 	return out
 }
@@ -93,7 +94,7 @@ func atxFromSetext(lines []string, level int) {
 }
 
 // isParagraph reports whether a top-level line (not a heading, code,
-// HTML, list item or quote: see layout.TopLevelLines) is paragraph text
+// HTML, list item or quote: see layout.TopLevel) is paragraph text
 // that a setext underline could turn into a heading: any but a blank
 // line or a thematic break ("***", "- - -").
 func isParagraph(trim string) bool {

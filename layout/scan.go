@@ -24,8 +24,9 @@ func scanHeadings(body []byte) []mark {
 // block's end ("-->", "</pre>", "?>" ...). It returns "" when nothing
 // is open, or when a blank line ends what is (an HTML block of other
 // tags, a fence inside a list item or quote, which ends with it).
-func closerOf(text string) string {
-	s := scan([]byte(text))
+func closerOf(text string) string { return scan([]byte(text)).closer() }
+
+func (s *scanner) closer() string {
 	switch {
 	case s.fence != nil:
 		return string(s.fence)
@@ -41,46 +42,43 @@ func closerOf(text string) string {
 // Markdown so that what follows it is not read as part of that block.
 func OpenBlockCloser(text string) string { return closerOf(text) }
 
-// TopLevelLines reports, line by line, whether a line of text (split at
-// "\n") is read outside every code block, HTML block (one closed on its
-// first line too), list item and block quote: the lines where a heading
-// of text's own can be, and the paragraph text a setext underline can
-// make one.
-func TopLevelLines(text string) []bool {
-	s := &scanner{para: -1, item: -1}
-	s.lines = bytes.Split([]byte(text), []byte("\n"))
-	top := make([]bool, len(s.lines))
-	for i, raw := range s.lines {
-		line, indent := trimIndent(raw)
-		s.line(i, line, indent)
-		top[i] = s.top && s.fence == nil && s.html == "" && s.item < 0 && !s.quote
-	}
-	return top
+// TopLevel reads text once and reports, line by line (split at "\n"),
+// whether a line is read outside every code block, HTML block (one
+// closed on its first line too), list item and block quote (the lines
+// where a heading of text's own can be, and the paragraph text a setext
+// underline can make one), and what closes the block text leaves open
+// (see OpenBlockCloser).
+func TopLevel(text string) (top []bool, closer string) {
+	s := scan([]byte(text))
+	return s.topLines, s.closer()
 }
 
 // scan reads body's lines with the block rules below.
 func scan(body []byte) *scanner {
 	s := &scanner{para: -1, item: -1}
 	s.lines = bytes.Split(body, []byte("\n"))
+	s.topLines = make([]bool, len(s.lines))
 	for i, raw := range s.lines {
 		line, indent := trimIndent(raw)
 		s.line(i, line, indent)
+		s.topLines[i] = s.top && s.fence == nil && s.html == "" && s.item < 0 && !s.quote
 	}
 	return s
 }
 
 type scanner struct {
-	lines [][]byte
-	heads []mark
-	fence []byte // the open fence's marker run, nil outside a fence
-	html  string // what ends the open HTML block ("" outside one, "\n" for a blank line)
-	para  int    // 0-based first line of the open paragraph, -1 when none
-	item  int    // content column of the open list item, -1 when none
-	quote bool   // a block quote is open
-	lazy  bool   // the open item or quote ends in text a line can continue
-	empty bool   // the open list item's first line, just read, is its marker alone
-	blank bool   // the previous line was blank
-	top   bool   // the last line was read outside any container block
+	lines    [][]byte
+	topLines []bool // per line: read outside every block (see TopLevel)
+	heads    []mark
+	fence    []byte // the open fence's marker run, nil outside a fence
+	html     string // what ends the open HTML block ("" outside one, "\n" for a blank line)
+	para     int    // 0-based first line of the open paragraph, -1 when none
+	item     int    // content column of the open list item, -1 when none
+	quote    bool   // a block quote is open
+	lazy     bool   // the open item or quote ends in text a line can continue
+	empty    bool   // the open list item's first line, just read, is its marker alone
+	blank    bool   // the previous line was blank
+	top      bool   // the last line was read outside any container block
 }
 
 func (s *scanner) line(i int, line []byte, indent int) {
