@@ -124,7 +124,7 @@ func (s *scanner) inItem(line []byte, indent int) bool {
 		s.item = indent + contentOffset(line, indent)
 		s.lazy = opensText(line, itemWidth(line))
 		s.empty = markerAlone(line)
-	case s.lazy && textLine(line):
+	case s.lazy && textLine(line) && htmlEnd(line, true) == "":
 	default:
 		s.item, s.quote = -1, false
 		return false
