@@ -23,6 +23,16 @@ import (
 // locomoDir is a LoCoMo conversation turned into a workspace.
 const locomoDir = "../../shared/eval/locomo-conv-26"
 
+// locomoQuestions reads the conversation's questions, or skips the
+// benchmark when the conversation is not there.
+func locomoQuestions(b *testing.B) []recall.EvidenceQuestion {
+	qs, err := recall.LoadEvidence(filepath.Join(locomoDir, "queries.jsonl"))
+	if err != nil {
+		b.Skipf("no LoCoMo conversation beside the repository (%v)", err)
+	}
+	return qs
+}
+
 // BenchmarkLoCoMoCompaction measures what compaction does to recall on a
 // real long conversation: BM25 recall@10 of its questions before
 // compaction, then after compacting as a weekly cron would (a week after
@@ -32,10 +42,7 @@ const locomoDir = "../../shared/eval/locomo-conv-26"
 // recall drops by more than 0.02, memory/ holds more than 25 files or the
 // stack is over budget. It skips when the conversation is not there.
 func BenchmarkLoCoMoCompaction(b *testing.B) {
-	qs, err := recall.LoadEvidence(filepath.Join(locomoDir, "queries.jsonl"))
-	if err != nil {
-		b.Skipf("no LoCoMo conversation beside the repository (%v)", err)
-	}
+	qs := locomoQuestions(b)
 	for _, plan := range []struct {
 		name   string
 		weekly bool
@@ -82,10 +89,7 @@ func runAt(b testing.TB, ws *layout.Workspace, d time.Time) {
 // the last session (weeklies) and a year later (monthlies). It reports the
 // recall and the summaries' size in tokens (chars/4).
 func BenchmarkLoCoMoNoArchive(b *testing.B) {
-	qs, err := recall.LoadEvidence(filepath.Join(locomoDir, "queries.jsonl"))
-	if err != nil {
-		b.Skipf("no LoCoMo conversation beside the repository (%v)", err)
-	}
+	qs := locomoQuestions(b)
 	for _, at := range []struct {
 		name  string
 		after func(last time.Time) time.Time
