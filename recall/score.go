@@ -84,6 +84,14 @@ func queryGroups(text string, now time.Time) ([]termGroup, error) {
 // index holds words for: only stop words, punctuation, symbols or emoji.
 var errNoWords = errors.New("the query holds no word to search for")
 
+// HasWords reports whether BM25 finds a word in the query text to search
+// for; one that holds only stop words, punctuation, symbols or emoji has
+// none, and is found by vectors, if at all.
+func HasWords(text string, now time.Time) bool {
+	gs, err := queryGroups(queryText(text), now)
+	return err == nil && hasTerms(gs)
+}
+
 func hasTerms(gs []termGroup) bool {
 	for _, g := range gs {
 		if len(g.terms) > 0 {

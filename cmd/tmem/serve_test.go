@@ -111,6 +111,21 @@ func testServeTools(t *testing.T, start startServe) {
 			t.Errorf("text rendering does not name %s:\n%s", h.Ref, resultText(res))
 		}
 	})
+	t.Run("memory_search notes a query with no word", func(t *testing.T) {
+		for _, tt := range []struct {
+			query string
+			note  bool
+		}{{"🚀 → !!", true}, {"the of and", true}, {"🚀 bulk", false}} {
+			var out struct {
+				Notes []string `json:"notes"`
+			}
+			res := toolOK(t, cs, "memory_search", map[string]any{"query": tt.query, "teammates": []string{"beacon"}}, &out)
+			got := len(out.Notes) == 1 && strings.Contains(out.Notes[0], "no word to search for")
+			if got != tt.note || strings.Contains(resultText(res), "no word to search for") != tt.note {
+				t.Errorf("%q: notes %q, text:\n%s", tt.query, out.Notes, resultText(res))
+			}
+		}
+	})
 	t.Run("memory_search filters kinds and dates", func(t *testing.T) {
 		var out struct {
 			Hits []struct {

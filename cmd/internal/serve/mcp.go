@@ -83,15 +83,18 @@ func (s *Service) instructions() string {
 }
 
 func renderSearch(o SearchOutput) string {
+	var b strings.Builder
 	if len(o.Hits) == 0 {
-		return "no hits"
+		b.WriteString("no hits\n")
 	}
 	hits := make([]recall.Hit, len(o.Hits))
 	for i, h := range o.Hits {
 		hits[i] = h.Hit
 	}
-	var b strings.Builder
 	recall.WriteHits(&b, hits)
+	for _, n := range o.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
 	return b.String()
 }
 

@@ -95,8 +95,9 @@ type SearchInput struct {
 
 // SearchOutput is the ranked hits, best first.
 type SearchOutput struct {
-	Mode string      `json:"mode" jsonschema:"hybrid (BM25 and vectors) or bm25 (no embedding model)"`
-	Hits []SearchHit `json:"hits"`
+	Mode  string      `json:"mode" jsonschema:"hybrid (BM25 and vectors) or bm25 (no embedding model)"`
+	Hits  []SearchHit `json:"hits"`
+	Notes []string    `json:"notes,omitempty" jsonschema:"what the search could not do: a query with no word to search for"`
 }
 
 // SearchHit is one file's best passage.
@@ -152,7 +153,25 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (SearchOutput, err
 			out.Hits = append(out.Hits, SearchHit{Ref: fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine), Hit: h})
 		}
 	}
+	if out.Mode == recall.ModeBM25 && !matched(hits) && !recall.HasWords(in.Query, s.now()) {
+		out.Notes = append(out.Notes, noWordsNote)
+	}
 	return out, nil
+}
+
+// noWordsNote tells a caller why a BM25 search found nothing but recent
+// memories (the server's own log has the same notice).
+const noWordsNote = "the query holds no word to search for: stop words, punctuation, symbols and emoji are not indexed, and without an embedding model nothing else searches them; ask with words"
+
+// matched reports whether a hit was found by the query's words or vector
+// rather than only by the recency pass.
+func matched(hits []recall.Hit) bool {
+	for _, h := range hits {
+		if contains(h.Reason, "bm25") || contains(h.Reason, "vector") {
+			return true
+		}
+	}
+	return false
 }
 
 // hitFilter keeps hits of some kinds and dates.
