@@ -473,12 +473,16 @@ func resumable(part string, most int64) (int64, hash.Hash, error) {
 	if err := clearPart(part); err != nil {
 		return 0, nil, err
 	}
+	if st, err := os.Lstat(part); err == nil && st.Size() > most {
+		// Removed unread: hashing what cannot be the file is wasted work.
+		return 0, sha256.New(), os.Remove(part)
+	}
 	h := sha256.New()
 	have, err := hashExisting(part, h)
 	if err != nil || have <= most {
 		return have, h, err
 	}
-	return 0, sha256.New(), os.Remove(part)
+	return 0, sha256.New(), os.Remove(part) // it grew since
 }
 
 // hashExisting feeds an existing partial file to h and returns its length.

@@ -115,6 +115,27 @@ func TestPullRuntimeDropsAPartLongerThanTheCap(t *testing.T) {
 	}
 }
 
+// TestPullRuntimeDropsAHugePartUnread: a partial archive far longer than
+// the cap is removed by its length, without reading it (a sparse terabyte
+// here, which hashing would take many minutes to read).
+func TestPullRuntimeDropsAHugePartUnread(t *testing.T) {
+	lib := bytes.Repeat([]byte("library!"), 1<<14)
+	archive := runtimeTarball(t, lib)
+	_, srv := newReleaseSite(t, archive)
+	dir := t.TempDir()
+	part := filepath.Join(dir, RuntimeDirName, "onnxruntime-linux-x64-1.23.2.tgz.part")
+	writePart(t, part, 0)
+	if err := os.Truncate(part, 1<<40); err != nil {
+		t.Skipf("no sparse terabyte here: %v", err)
+	}
+	st, err := PullRuntime(context.Background(), RuntimePullOptions{BaseURL: srv.URL, Dir: dir, Platform: "linux/amd64", Pins: testRuntimePins(archive),
+		HTTPClient: srv.Client(), maxSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireRuntimeInstalled(t, dir, st, lib)
+}
+
 // writePart writes n bytes of a partial download at path, and its folder.
 func writePart(t *testing.T, path string, n int) {
 	t.Helper()
