@@ -808,3 +808,52 @@ func TestHugeTaskQuery(t *testing.T) {
 		t.Error("the stack does not hold the whole task")
 	}
 }
+
+// TestDroppedDailyRecalled: an entry of the recent window that the daily
+// share has no room for is not lost to the stack: recall finds it, while
+// the entries the stack shows are not recalled again.
+func TestDroppedDailyRecalled(t *testing.T) {
+	ws, ix := exampleIndex(t)
+	const old = "beacon/memory/2026-11-16.md"
+	writeWS(t, ws, old, "# 2026-11-16\n\n## Vault\n\nThe vault code is needlezeta42.\n")
+	var busy strings.Builder
+	busy.WriteString("# 2026-11-19\n")
+	for e := range 40 {
+		fmt.Fprintf(&busy, "\n## Batch %d\n\n", e)
+		for i := range 60 {
+			fmt.Fprintf(&busy, "w%dx%d ", e, i)
+		}
+		busy.WriteString("\n")
+	}
+	writeWS(t, ws, "beacon/memory/2026-11-19.md", busy.String())
+	r, err := Build(context.Background(), ws, Options{Teammate: "beacon", Task: "what is the vault code", Budget: 2500,
+		Tokenizer: mustTokenizer(t, O200k), Now: fixedClock(exampleNow), Location: time.UTC, Recaller: ix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped := false
+	for _, d := range r.Manifest.Dailies {
+		dropped = dropped || d.Path == old && d.Decision == Dropped
+	}
+	if !dropped {
+		t.Fatalf("the daily share kept %s; the test needs it dropped: %+v", old, r.Manifest.Dailies)
+	}
+	if !strings.Contains(sectionText(t, r, SectionRecall), "needlezeta42") {
+		t.Errorf("the dropped entry is not recalled:\n%s", sectionText(t, r, SectionRecall))
+	}
+	for _, it := range r.Manifest.Recall.Items {
+		for _, d := range r.Manifest.Dailies {
+			if it.Decision == Included && d.Decision == Included && d.Path == it.Path && d.StartLine <= it.EndLine && it.StartLine <= d.EndLine {
+				t.Errorf("recalled %s:%d-%d, which the daily section shows", it.Path, it.StartLine, it.EndLine)
+			}
+		}
+	}
+}
+
+// writeWS writes the file at rel in ws.
+func writeWS(t *testing.T, ws *layout.Workspace, rel, body string) {
+	t.Helper()
+	if err := os.WriteFile(ws.Abs(rel), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -83,7 +83,7 @@ func (b *builder) recallHits(ctx context.Context, r Recaller) ([]recall.Hit, err
 		rep.Mode = RecallBM25
 		b.man.Notes = append(b.man.Notes, "no embedding model: recall ranked memories by BM25 keywords only")
 	}
-	hits, err := r.Search(ctx, recall.Query{Text: rep.Query, Teammates: []string{b.mate.Name}, K: rep.K, Now: b.now})
+	hits, err := r.Search(ctx, recall.Query{Text: rep.Query, Teammates: []string{b.mate.Name}, K: rep.K, Now: b.now, Shown: b.shownDailies()})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("build context: recall: %w", ctx.Err())
@@ -93,6 +93,21 @@ func (b *builder) recallHits(ctx context.Context, r Recaller) ([]recall.Hit, err
 		return nil, nil
 	}
 	return hits, nil
+}
+
+// shownDailies are the daily entries the stack shows: recall leaves them
+// out, and finds the rest, such as entries of the recent window the daily
+// share had no room for.
+func (b *builder) shownDailies() []recall.Lines {
+	var out []recall.Lines
+	for _, l := range b.dailies {
+		for i, e := range l.meta {
+			if l.keep[i] {
+				out = append(out, recall.Lines{Path: l.rel, From: e.Start, To: e.End})
+			}
+		}
+	}
+	return out
 }
 
 // sortHits orders hits best score first, then by path and line, so that

@@ -35,12 +35,31 @@ type Query struct {
 	// ModeVector; the last two exist for evaluation.
 	Mode string
 	// Now, when set, is the searcher's clock in its time zone: it decides
-	// which daily logs are recent (today and the six days before, which the
-	// context builder shows whole and the index leaves out) and what
-	// relative dates in Text mean. Zero means Options.Now. The context
-	// builder passes its own, so that a daily its window misses in another
-	// zone is indexed.
+	// which daily log is today's (which the context builder shows whole
+	// and the index leaves out) and what relative dates in Text mean. Zero
+	// means Options.Now. The context builder passes its own, so that a
+	// daily its day misses in another zone is indexed.
 	Now time.Time
+	// Shown are lines the searcher already has (the context builder: the
+	// daily entries its stack shows); no hit overlaps them.
+	Shown []Lines
+}
+
+// Lines are the lines From..To (1-based, inclusive) of the file at Path,
+// relative to the workspace root.
+type Lines struct {
+	Path     string
+	From, To int
+}
+
+// shown reports whether c overlaps lines in shown.
+func shown(c Chunk, ls []Lines) bool {
+	for _, l := range ls {
+		if l.Path == c.Path && l.From <= c.EndLine && c.StartLine <= l.To {
+			return true
+		}
+	}
+	return false
 }
 
 // Hit is one ranked result: a passage of one entry of a file (a chunk, or

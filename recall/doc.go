@@ -3,8 +3,7 @@
 //
 // Data enters from the files through layout: each sync lists a teammate's
 // typed memories, weekly and monthly summaries, WISDOM.md and the dailies
-// that are older than the context builder's recent window (plus
-// CROSS-TEAM.md for the shared scope), stats them, and re-reads only files whose size, mtime, ctime or
+// but today's (plus CROSS-TEAM.md for the shared scope), stats them, and re-reads only files whose size, mtime, ctime or
 // inode moved. Changed files are split into chunks along their `##`
 // entries (ChunkFile), indexed in bleve and, when an Embedder is set,
 // embedded, with vectors cached by the hash of the chunk text. A sync

@@ -24,13 +24,14 @@ import (
 )
 
 // Options configure an Index. The zero value is usable: BM25 only, no
-// clock (dailies are then never held back as recent), no notices.
+// clock (no daily is then held back as today's), no notices.
 type Options struct {
 	// Embedder turns chunks and queries into vectors; nil means BM25
 	// only, which is a normal way to run.
 	Embedder Embedder
-	// Now is the clock that decides which dailies are recent (and so left
-	// to the context builder instead of the index).
+	// Now is the clock that decides which daily is today's (and so left to
+	// the context builder instead of the index) and what relative dates in
+	// a query mean, unless the query brings its own (Query.Now).
 	Now func() time.Time
 	// Stopwatch, when set, times the phases of a sync (SyncStats
 	// durations); it is separate from Now so a fixed --now stays fixed.
@@ -54,9 +55,6 @@ type Options struct {
 	// Warn receives one-line notices (BM25-only mode, rebuilds, files
 	// that do not parse); nil discards them.
 	Warn io.Writer
-	// RecentDays is the context builder's window; 0 means
-	// layout.RecentDays.
-	RecentDays int
 	// Progress, when set, is called as a sync works through files.
 	Progress func(Progress)
 	// Chunking sizes chunks; the zero value means DefaultChunkOptions.
@@ -96,8 +94,8 @@ var ErrLocked = errors.New("another tmem process holds the index")
 
 // DefaultSyncEmbed is the SyncEmbed tmem runs with: a sync embeds at
 // most this many chunks before it answers. It covers an ordinary change
-// (a memory remembered or edited, a daily leaving the recent window: one
-// to five chunks); a compaction or a git pull goes to the backlog. See
+// (a memory remembered or edited, yesterday's daily indexed on a new day:
+// one to five chunks); a compaction or a git pull goes to the backlog. See
 // README.md for what it costs.
 const DefaultSyncEmbed = 8
 
@@ -189,9 +187,6 @@ type Index struct {
 func Open(ws *layout.Workspace, opts Options) (*Index, error) {
 	if ws == nil {
 		return nil, errors.New("open recall index: no workspace")
-	}
-	if opts.RecentDays == 0 {
-		opts.RecentDays = layout.RecentDays
 	}
 	if opts.EmbedBatch <= 0 {
 		opts.EmbedBatch = 32
@@ -346,7 +341,7 @@ func (ix *Index) scopes(teammates []string) ([]string, error) {
 type scope struct {
 	name string
 	dir  string
-	// now is the clock a sync of the scope decides recent dailies by.
+	// now is the clock a sync of the scope decides today's daily by.
 	now time.Time
 	man *manifest
 	bl  bleve.Index // open for writing during a sync
@@ -616,9 +611,14 @@ func (f *fileState) statClean(c *candidate, racyAfter int64) bool {
 }
 
 // scopeFiles lists, with one stat per file, the files a scope indexes: for
-// a teammate its typed memories, summaries, WISDOM.md and the dailies
-// that are not recent at now (the context builder shows those); for the shared
-// scope CROSS-TEAM.md.
+// a teammate its typed memories, summaries, WISDOM.md and the dailies but
+// today's at now; for the shared scope CROSS-TEAM.md. Today's log is the
+// one the context builder always shows whole, and the one tmem log
+// appends to: indexing it would make the search after every entry logged
+// pay a sync. The other dailies of the recent window are indexed, and
+// the context builder leaves out of its query those of their entries
+// that its stack shows (Query.Shown), so that an entry its budget had no
+// room for is still recalled.
 func (ix *Index) scopeFiles(name string, now time.Time, st *SyncStats) ([]*candidate, error) {
 	if name == "" {
 		return ix.statFiles([]layout.File{{Kind: layout.KindCrossTeam, Path: "CROSS-TEAM.md"}}, st), nil
@@ -642,7 +642,7 @@ func (ix *Index) scopeFiles(name string, now time.Time, st *SyncStats) ([]*candi
 	for _, c := range all {
 		f := c.file
 		if f.Kind == layout.KindDaily && !f.Date.IsZero() && !now.IsZero() &&
-			layout.InRecentWindow(f.Date, now, ix.opts.RecentDays) {
+			layout.InRecentWindow(f.Date, now, 1) {
 			continue
 		}
 		out = append(out, c)

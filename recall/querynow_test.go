@@ -5,13 +5,13 @@ import (
 	"time"
 )
 
-// TestQueryNowRecentWindow: a search syncs with the recent window of its
-// Query.Now when set (the context builder's day, in its zone), else of
-// Options.Now, so a daily is indexed exactly when the searcher's window
-// leaves it out, whatever a search before it used.
-func TestQueryNowRecentWindow(t *testing.T) {
+// TestQueryNowToday: a search syncs with the day of its Query.Now when
+// set (the context builder's day, in its zone), else of Options.Now, so a
+// daily is indexed exactly when it is not the searcher's today, whatever
+// a search before it used.
+func TestQueryNowToday(t *testing.T) {
 	east := time.Date(2026, 11, 20, 23, 30, 0, 0, time.UTC).In(time.FixedZone("+14", 14*3600))
-	const daily = "beacon/memory/2026-11-14.md"
+	const daily = "beacon/memory/2026-11-20.md"
 	cases := []struct {
 		name  string
 		nows  []time.Time // one search each, in order; the last one is checked
@@ -25,7 +25,7 @@ func TestQueryNowRecentWindow(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := newWorkspace(t, "ws")
-			writeFile(t, ws, daily, "# 2026-11-14\n\n## Failover drill\n\nRan the zebraquokka failover drill.\n")
+			writeFile(t, ws, daily, "# 2026-11-20\n\n## Failover drill\n\nRan the zebraquokka failover drill.\n")
 			ix, _ := openIndex(t, ws, Options{})
 			var hits []Hit
 			for _, now := range tc.nows {

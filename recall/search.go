@@ -147,8 +147,8 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 
 // readyScope locks a scope and makes sure its index is there and current
 // (or, under noSync, merely there; under rebuild, rebuilt), with bleve
-// open. A sync takes the dailies recent at now as the context builder's
-// (see Query.Now). In a workspace that cannot be written the index is
+// open. A sync leaves today's daily at now to the context builder (see
+// Query.Now). In a workspace that cannot be written the index is
 // searched as it is (see readonly.go).
 func (ix *Index) readyScope(ctx context.Context, name string, noSync, rebuild bool, b *embedBudget, now time.Time) (*scope, error) {
 	s, err := ix.lockScope(ctx, name, !noSync)
@@ -379,7 +379,7 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 	}
 	kept := fused[:0]
 	for _, x := range fused {
-		if c, ok := metas[x.chunk.ID]; ok {
+		if c, ok := metas[x.chunk.ID]; ok && !shown(c, q.Shown) {
 			x.chunk = c
 			kept = append(kept, x)
 		}

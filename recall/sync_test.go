@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +42,7 @@ func TestSyncSelectsFiles(t *testing.T) {
 		{"monthly summary", "beacon/memory/monthly/2026-09.md", true},
 		{"old daily not compacted", "beacon/memory/2026-10-27.md", true},
 		{"old daily beside its weekly summary", "beacon/memory/2026-10-20.md", true},
-		{"recent daily", "beacon/memory/2026-11-18.md", false},
+		{"recent daily", "beacon/memory/2026-11-18.md", true},
 		{"soul", "beacon/SOUL.md", false},
 		{"goals", "beacon/GOALS.md", false},
 	}
@@ -203,17 +204,36 @@ func TestSyncRacyRewrite(t *testing.T) {
 	}
 }
 
-func TestRecentDailyEntersLater(t *testing.T) {
+// TestShownLinesLeftOut: a daily of the recent window is found like any
+// other, unless the searcher shows its lines already (Query.Shown), and
+// only those lines are left out.
+func TestShownLinesLeftOut(t *testing.T) {
 	ws := newWorkspace(t, "ws")
-	now := fixtureNow
-	ix, _ := openIndex(t, ws, Options{Now: func() time.Time { return now }})
-	q := Query{Text: "zebra migration", Teammates: []string{"beacon"}, RecencyDepth: -1}
-	if got := paths(runSearch(t, ix, q)); contains(got, "beacon/memory/2026-11-18.md") {
-		t.Fatalf("recent daily found while the context builder shows it: %v", got)
+	const daily = "beacon/memory/2026-11-18.md"
+	writeFile(t, ws, daily, "# 2026-11-18\n\n## Recent work\n\nThe zebra migration moved.\n\n## Later\n\nThe zebra rollback plan.\n")
+	ix, _ := openIndex(t, ws, Options{})
+	cases := []struct {
+		name  string
+		shown []Lines
+		want  []int // first lines of the daily's hits
+	}{
+		{"nothing shown", nil, []int{5, 9}},
+		{"first entry shown", []Lines{{Path: daily, From: 3, To: 6}}, []int{9}},
+		{"both shown", []Lines{{Path: daily, From: 3, To: 6}, {Path: daily, From: 7, To: 9}}, nil},
+		{"another file shown", []Lines{{Path: "beacon/memory/2026-11-17.md", From: 1, To: 99}}, []int{5, 9}},
 	}
-	now = now.AddDate(0, 0, 10)
-	if got := paths(runSearch(t, ix, q)); !contains(got, "beacon/memory/2026-11-18.md") {
-		t.Errorf("daily out of the recent window not found: %v", got)
+	for _, tc := range cases {
+		hits := runSearch(t, ix, Query{Text: "zebra", Teammates: []string{"beacon"}, RecencyDepth: -1, Shown: tc.shown})
+		var got []int
+		for _, h := range hits {
+			if h.Path == daily {
+				got = append(got, h.StartLine)
+			}
+		}
+		sort.Ints(got)
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: hits of %s start at lines %v, want %v", tc.name, daily, got, tc.want)
+		}
 	}
 }
 

@@ -14,7 +14,7 @@ func TestKeptSnapshot(t *testing.T) {
 	ws := newWorkspace(t, "ws")
 	reader, _ := openIndex(t, ws, Options{})
 	writer, _ := openIndex(t, ws, Options{})
-	q := Query{Text: "quokka migration ledger", Teammates: []string{"beacon"}, RecencyDepth: -1}
+	q := Query{Text: "quokka ledger", Teammates: []string{"beacon"}, RecencyDepth: -1}
 	if hits := runSearch(t, reader, q); len(hits) != 0 {
 		t.Fatalf("before the edit: hits %v", paths(hits))
 	}

@@ -34,8 +34,8 @@ func newRecallCmd(f *factory) *cobra.Command {
 		Use:   "recall --teammate NAME [-k 10] [--no-sync] QUERY",
 		Short: "Search a teammate's memories (BM25 plus vectors when a model is set)",
 		Long: `Search memories for QUERY: the teammates' typed memories, weekly and monthly
-summaries, WISDOM.md sections, dailies older than the recent window, and the
-shared CROSS-TEAM.md. The index is synced with the files first unless
+summaries, WISDOM.md sections, daily logs but today's (which tmem context
+shows whole), the archive, and the shared CROSS-TEAM.md. The index is synced with the files first unless
 --no-sync. Each hit is printed as a block headed path:start-end; --json prints
 an array of hits. Secrets found in the files are shown as [REDACTED:kind]. Without an embedding model (see tmem model) the search is BM25 only.
 
@@ -74,7 +74,7 @@ always included.`,
 	fl.IntVarP(&opts.k, "k", "k", 10, "number of hits")
 	fl.BoolVar(&opts.noSync, "no-sync", false, "search the index as it is, without syncing it with the files")
 	fl.IntVar(&opts.recencyDepth, "recency-depth", recall.DefaultRanking.RecencyDepth, "most recent weekly summaries always included (0: none)")
-	fl.StringVar(&opts.tz, "tz", "", "time zone of today (which dailies are recent) and of relative dates in QUERY, an IANA name (default: local)")
+	fl.StringVar(&opts.tz, "tz", "", "time zone of today (whose daily is not searched) and of relative dates in QUERY, an IANA name (default: local)")
 	fl.StringToStringVar(&opts.boost, "boost", nil, "score multiplier per kind, e.g. typed=1.3,daily=0.9; a kind not given keeps its default")
 	// The flag starts empty and rankingFlag lays what it is given over the
 	// defaults: help shows those, once, where it shows every default.
