@@ -78,6 +78,7 @@ func yamlErrors(path, src string, err error) []*ParseError {
 // lineError is a *ParseError about path saying e, at the line e may
 // start with ("line 3: …").
 func lineError(path, e string) *ParseError {
+	e = redacted(e)
 	pe := &ParseError{Path: path, Err: errors.New(e)}
 	if m := lineMsgRe().FindStringSubmatch(e); m != nil {
 		pe.Line, _ = strconv.Atoi(m[1])

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/tmemhq/tmem/internal/quote"
+	"github.com/tmemhq/tmem/internal/secrets"
 )
 
 // ErrNoWorkspace is returned when no .teammates folder can be found.
@@ -21,14 +22,24 @@ type ParseError struct {
 	Err  error
 }
 
+// Error names the file and line. The message is redacted: a parser's
+// message may quote the file (YAML names an unknown anchor, a value of
+// the wrong type), and errors reach stderr, logs and MCP clients.
 func (e *ParseError) Error() string {
+	msg := redacted(fmt.Sprint(e.Err))
 	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %v", quote.IfNeeded(e.Path), e.Line, e.Err)
+		return fmt.Sprintf("%s:%d: %s", quote.IfNeeded(e.Path), e.Line, msg)
 	}
-	return fmt.Sprintf("%s: %v", quote.IfNeeded(e.Path), e.Err)
+	return fmt.Sprintf("%s: %s", quote.IfNeeded(e.Path), msg)
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
+
+// redacted is msg with any secret in it shown as [REDACTED:kind].
+func redacted(msg string) string {
+	msg, _ = secrets.Redact(msg)
+	return msg
+}
 
 // ReadError reports a failure to read the workspace file rel as a
 // *ParseError that names rel and drops the absolute path an *fs.PathError

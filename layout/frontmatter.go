@@ -328,7 +328,7 @@ func isYAMLControl(r rune) bool {
 }
 
 func yamlMessage(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg := redacted(strings.TrimPrefix(err.Error(), "yaml: "))
 	if i := strings.Index(msg, "line "); i == 0 {
 		if j := strings.Index(msg, ": "); j > 0 {
 			msg = msg[j+2:]

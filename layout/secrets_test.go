@@ -138,3 +138,41 @@ func TestListRedactsSecretsInNames(t *testing.T) {
 		t.Errorf("name %q, want %q", items[0].Name, want)
 	}
 }
+
+// TestParseErrorsRedactSecrets: a parser's message that quotes the file
+// (YAML names an unknown anchor in full) shows a secret in it as
+// [REDACTED:kind], in the listing (tmem list, memory_list) and in the
+// error every other reader gets (doctor, compact).
+func TestParseErrorsRedactSecrets(t *testing.T) {
+	ws := newWorkspace(t, "beacon")
+	src := "---\nname: n\ndescription: d\ntype: reference\nbroken: *" + testGitHubToken + "\n---\nBody.\n"
+	if err := ws.WriteFile("beacon/memory/reference_anchor.md", []byte(src)); err != nil {
+		t.Fatal(err)
+	}
+	items, err := ws.List("beacon", KindTyped)
+	if err != nil || len(items) != 1 {
+		t.Fatalf("List = %v, %v", items, err)
+	}
+	_, perr := Parse("beacon/memory/reference_anchor.md", []byte(src))
+	if perr == nil {
+		t.Fatal("the unknown anchor parsed")
+	}
+	msgs := []string{items[0].Error, perr.Error()}
+	findings, err := ws.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range findings {
+		if strings.Contains(f.Message, "anchor") {
+			msgs = append(msgs, f.String())
+		}
+	}
+	if len(msgs) != 3 {
+		t.Fatalf("doctor's findings hold no anchor error: %v", findings)
+	}
+	for _, msg := range msgs {
+		if strings.Contains(msg, testGitHubToken) || !strings.Contains(msg, "[REDACTED:github-token]") {
+			t.Errorf("message %q shows the token, or not its marker", msg)
+		}
+	}
+}
