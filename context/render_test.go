@@ -93,6 +93,7 @@ func TestDemoteAgreesWithTheParser(t *testing.T) {
 		"lazy paragraph":   "one\ntwo\n---",
 		"after a list":     "- item\n-\n\nPara\n---",
 		"after a quote":    "> quoted\n---",
+		"indented lazy":    "> quoted\n    <div>\nlazy\n===",
 		"fenced":           "```\n# no\n```\n# yes",
 		"comment":          "<!--\n# no\n-->\n# yes",
 		"one-line comment": "<!-- x -->\n# yes",

@@ -124,12 +124,21 @@ func (s *scanner) inItem(line []byte, indent int) bool {
 		s.item = indent + contentOffset(line, indent)
 		s.lazy = opensText(line, itemWidth(line))
 		s.empty = markerAlone(line)
-	case s.lazy && textLine(line) && htmlEnd(line, true) == "":
+	case s.lazy && lazyLine(line, indent):
 	default:
 		s.item, s.quote = -1, false
 		return false
 	}
 	return true
+}
+
+// lazyLine reports whether a line that is neither indented under the
+// open item or quote nor a line of its own continues the paragraph text
+// it ends in: indented four columns or more, where no block but code
+// starts and code cannot interrupt a paragraph, or reading as text and
+// opening no HTML block.
+func lazyLine(line []byte, indent int) bool {
+	return indent > 3 || textLine(line) && htmlEnd(line, true) == ""
 }
 
 // textLine reports whether a line that is not blank reads as paragraph

@@ -31,6 +31,7 @@ func TestScanHeadingsAgrees(t *testing.T) {
 		"html":         "<div>\n## in html\n</div>\n\n<!-- a\n## in comment\n-->\n## after\n",
 		"html-inline":  "text <b>bold</b>\n===\n",
 		"frontish":     "<!-- c -->\n---\nkey: v\n---\n\n# T\n",
+		"lazy-indent":  "> a\n    <div>\nb\n===\n\n> c\n    # d\ne\n---\n",
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) { compareHeadings(t, []byte(src)) })
