@@ -136,9 +136,11 @@ func (s *scanner) inItem(line []byte, indent int) bool {
 // open item or quote nor a line of its own continues the paragraph text
 // it ends in: indented four columns or more, where no block but code
 // starts and code cannot interrupt a paragraph, or reading as text and
-// opening no HTML block.
+// opening no HTML block or list item. Outside the paragraph's container
+// any list marker opens an item, an empty one or one numbered other
+// than 1 too, as the parser reads it.
 func lazyLine(line []byte, indent int) bool {
-	return indent > 3 || textLine(line) && htmlEnd(line, true) == ""
+	return indent > 3 || textLine(line) && htmlEnd(line, true) == "" && itemWidth(line) == 0
 }
 
 // textLine reports whether a line that is not blank reads as paragraph

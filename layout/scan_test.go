@@ -32,6 +32,7 @@ func TestScanHeadingsAgrees(t *testing.T) {
 		"html-inline":  "text <b>bold</b>\n===\n",
 		"frontish":     "<!-- c -->\n---\nkey: v\n---\n\n# T\n",
 		"lazy-indent":  "> a\n    <div>\nb\n===\n\n> c\n    # d\ne\n---\n",
+		"lazy-item":    ">0\n*\n00\n=\n",
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) { compareHeadings(t, []byte(src)) })
