@@ -95,6 +95,7 @@ func TestDemoteAgreesWithTheParser(t *testing.T) {
 		"after a quote":    "> quoted\n---",
 		"indented lazy":    "> quoted\n    <div>\nlazy\n===",
 		"item after quote": ">0\n*\n00\n=",
+		"tab continuation": "Title\n\tgoes on\n===",
 		"fenced":           "```\n# no\n```\n# yes",
 		"comment":          "<!--\n# no\n-->\n# yes",
 		"one-line comment": "<!-- x -->\n# yes",

@@ -101,10 +101,8 @@ func (s *scanner) line(i int, line []byte, indent int) {
 			s.item = -1
 		}
 	case (s.item >= 0 || s.quote) && s.inItem(line, indent):
-	case indent > 3:
-		if s.para < 0 { // indented code; inside a paragraph, a continuation
-			return
-		}
+	case indent > 3: // inside a paragraph, a continuation; else indented code
+		s.top = s.para >= 0
 	default:
 		s.top = true
 		s.topLevel(i, line, indent)
