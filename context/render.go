@@ -19,9 +19,12 @@ func demote(md string, levels int) string {
 	}
 	lines := strings.Split(md, "\n")
 	top, closer := layout.TopLevel(md)
-	para := false // the previous line is paragraph text
-	start := 0    // the first line of that paragraph
+	para := false       // the previous line is paragraph text
+	start, from := 0, 0 // the first line of that paragraph and where it starts in md
+	at := 0             // where the next line starts in md
 	for i, line := range lines {
+		here := at
+		at += len(line) + 1
 		trim := strings.TrimLeft(line, " ")
 		indent := len(line) - len(trim)
 		wasPara := para
@@ -34,7 +37,17 @@ func demote(md string, levels int) string {
 			continue
 		}
 		if lvl := setextLevel(trim); lvl > 0 && wasPara {
-			atxFromSetext(lines[start:i+1], min(lvl+levels, 6))
+			if refs := refLines(md[from : here-1]); start+refs < i {
+				atxFromSetext(lines[start+refs:i+1], min(lvl+levels, 6))
+				continue
+			}
+			// The paragraph is all link reference definitions, which
+			// the parser takes out of it, and reads the line afresh:
+			// "===" and "--" as paragraph text, "---" as a thematic
+			// break, "-" as an empty list item.
+			if para = lvl == 1 || strings.TrimRight(trim, " \t\r") == "--"; para {
+				start, from = i, here
+			}
 			continue
 		}
 		n := 0
@@ -43,7 +56,7 @@ func demote(md string, levels int) string {
 		}
 		if n == 0 || n > 6 || (n < len(trim) && trim[n] != ' ' && trim[n] != '\t' && trim[n] != '\r') {
 			if para = isParagraph(trim); para && !wasPara {
-				start = i
+				start, from = i, here
 			}
 			continue
 		}

@@ -39,6 +39,8 @@ func TestDemote(t *testing.T) {
 		{"open pre closed", "<pre>\n+--+", "<pre>\n+--+\n</pre>", 1},
 		{"closed comment stays", "<!-- a -->\n# b", "<!-- a -->\n## b", 1},
 		{"comment over lines stays", "<!--\n# a\n-->\n# b", "<!--\n# a\n-->\n## b", 1},
+		{"link reference definitions above an underline stay", "[a]: /url\nTitle\n===", "[a]: /url\n## Title\n", 1},
+		{"an underline of nothing but definitions is text", "[a]: /url\n===", "[a]: /url\n===", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,6 +98,8 @@ func TestDemoteAgreesWithTheParser(t *testing.T) {
 		"indented lazy":    "> quoted\n    <div>\nlazy\n===",
 		"item after quote": ">0\n*\n00\n=",
 		"tab continuation": "Title\n\tgoes on\n===",
+		"reference ===":    "[a]: /url\n===\n\n[b]: <u> 'title'\n  [c]:\n/v\n===\n===",
+		"reference ---":    "[a]: /url\n---\ntext",
 		"fenced":           "```\n# no\n```\n# yes",
 		"comment":          "<!--\n# no\n-->\n# yes",
 		"one-line comment": "<!-- x -->\n# yes",
