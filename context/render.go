@@ -25,15 +25,16 @@ func demote(md string, levels int) string {
 	for i, line := range lines {
 		here := at
 		at += len(line) + 1
-		trim := strings.TrimLeft(line, " ")
+		trim := strings.TrimLeft(line, " \t")
 		indent := len(line) - len(trim)
 		wasPara := para
 		para = false
-		if indent > 3 {
-			para = wasPara
+		if !top[i] {
 			continue
 		}
-		if !top[i] {
+		if indent > 3 || strings.Contains(line[:indent], "\t") {
+			// Four columns in, which a tab reaches: text going on.
+			para = wasPara
 			continue
 		}
 		if lvl := setextLevel(trim); lvl > 0 && wasPara {

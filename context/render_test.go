@@ -100,6 +100,8 @@ func TestDemoteAgreesWithTheParser(t *testing.T) {
 		"tab continuation": "Title\n\tgoes on\n===",
 		"reference ===":    "[a]: /url\n===\n\n[b]: <u> 'title'\n  [c]:\n/v\n===\n===",
 		"reference ---":    "[a]: /url\n---\ntext",
+		"spaces are blank": "Para\n    \n===",
+		"tab-indented ---": "Para\n\t---\n=",
 		"fenced":           "```\n# no\n```\n# yes",
 		"comment":          "<!--\n# no\n-->\n# yes",
 		"one-line comment": "<!-- x -->\n# yes",
