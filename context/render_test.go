@@ -102,6 +102,7 @@ func TestDemoteAgreesWithTheParser(t *testing.T) {
 		"reference ---":    "[a]: /url\n---\ntext",
 		"spaces are blank": "Para\n    \n===",
 		"tab-indented ---": "Para\n\t---\n=",
+		"nested lazy":      "* >0\n0\n=\n\n> > a\nb\n===",
 		"fenced":           "```\n# no\n```\n# yes",
 		"comment":          "<!--\n# no\n-->\n# yes",
 		"one-line comment": "<!-- x -->\n# yes",

@@ -70,15 +70,15 @@ type scanner struct {
 	lines    [][]byte
 	topLines []bool // per line: read outside every block (see TopLevel)
 	heads    []mark
-	fence    []byte // the open fence's marker run, nil outside a fence
-	html     string // what ends the open HTML block ("" outside one, "\n" for a blank line)
-	para     int    // 0-based first line of the open paragraph, -1 when none
-	item     int    // content column of the open list item, -1 when none
-	quote    bool   // a block quote is open
-	lazy     bool   // the open item or quote ends in text a line can continue
-	empty    bool   // the open list item's first line, just read, is its marker alone
-	blank    bool   // the previous line was blank
-	top      bool   // the last line was read outside any container block
+	fence    []byte    // the open fence's marker run, nil outside a fence
+	html     string    // what ends the open HTML block ("" outside one, "\n" for a blank line)
+	para     int       // 0-based first line of the open paragraph, -1 when none
+	item     int       // content column of the open list item, -1 when none
+	quote    bool      // a block quote is open
+	text     textState // the text the open item or quote ends in, which a line can continue
+	empty    bool      // the open list item's first line, just read, is its marker alone
+	blank    bool      // the previous line was blank
+	top      bool      // the last line was read outside any container block
 }
 
 func (s *scanner) line(i int, line []byte, indent int) {
@@ -96,7 +96,7 @@ func (s *scanner) line(i int, line []byte, indent int) {
 			s.html = ""
 		}
 	case blank:
-		s.para, s.lazy = -1, false
+		s.para, s.text = -1, noText
 		if empty { // an item can start with one blank line, not two
 			s.item = -1
 		}
@@ -115,14 +115,14 @@ func (s *scanner) line(i int, line []byte, indent int) {
 func (s *scanner) inItem(line []byte, indent int) bool {
 	switch {
 	case s.quote && line[0] == '>' && indent <= 3:
-		s.lazy = opensText(line, quoteText(line))
+		s.text = contentAfter(line, quoteText(line), s.text)
 	case s.item >= 0 && indent >= s.item:
-		s.lazy = textLine(line)
+		s.text = contentText(line, indent-s.item, s.text)
 	case s.item >= 0 && itemWidth(line) > 0 && indent <= 3:
 		s.item = indent + contentOffset(line, indent)
-		s.lazy = opensText(line, itemWidth(line))
+		s.text = contentAfter(line, itemWidth(line), noText)
 		s.empty = markerAlone(line)
-	case s.lazy && lazyLine(line, indent):
+	case s.text != noText && lazyLine(line, indent):
 	default:
 		s.item, s.quote = -1, false
 		return false
@@ -148,19 +148,61 @@ func textLine(line []byte) bool {
 	return atxLevel(line) == 0 && fenceRun(line) == nil && !thematicBreak(line) && line[0] != '>'
 }
 
-// opensText reports whether a container's first line, after its marker
-// (which ends at from), holds paragraph text: an empty list item or
-// quote line has none to continue.
-func opensText(line []byte, from int) bool {
-	if from >= len(line) {
-		return false
+// textState is the paragraph text an item or quote ends in: none, its
+// own, or the text of an item or quote nested in it, which a line
+// continues by other rules (see lazyLine).
+type textState uint8
+
+const (
+	noText textState = iota
+	ownText
+	nestedText
+)
+
+// contentText reads a container's content on a line, line indented cols
+// past the content's column, after the text open, and returns the text
+// it leaves open: the open text continued, or that of a paragraph the
+// line opens, in the container or in items and quotes the line opens.
+func contentText(line []byte, cols int, open textState) textState {
+	nested := false
+	for {
+		line = bytes.TrimRight(line, " \t")
+		switch {
+		case len(line) == 0:
+			return noText
+		case cols > 3: // a continuation, or indented code
+			return open
+		case open == ownText && continuesText(line), open == nestedText && lazyLine(line, cols):
+			return open
+		case line[0] == '>':
+			line, cols = trimIndent(line[quoteText(line):])
+		case itemWidth(line) > 0 && !thematicBreak(line):
+			line, cols = trimIndent(line[min(itemWidth(line), len(line)):])
+		case open == noText && textLine(line) && htmlEnd(line, false) == "" && nested:
+			return nestedText
+		case open == noText && textLine(line) && htmlEnd(line, false) == "":
+			return ownText
+		default: // a heading, fence, break or HTML block
+			return noText
+		}
+		nested, open = true, noText
 	}
-	rest, cols := trimIndent(line[from:])
-	rest = bytes.TrimRight(rest, " \t")
-	// Four columns more than the marker's own space make indented code,
-	// and an HTML block is no paragraph either: a line after them that
-	// is not indented under the container ends it.
-	return len(rest) > 0 && cols < 4 && textLine(rest) && htmlEnd(rest, false) == ""
+}
+
+// contentAfter is contentText of an item or quote line whose content
+// starts after its marker's w bytes.
+func contentAfter(line []byte, w int, open textState) textState {
+	rest, cols := trimIndent(line[min(w, len(line)):])
+	return contentText(rest, cols, open)
+}
+
+// continuesText reports whether a line not indented four columns
+// continues the paragraph text before it in the same container: it reads
+// as text and nothing on it interrupts a paragraph (an HTML block, a
+// list item that can, a setext underline).
+func continuesText(line []byte) bool {
+	return textLine(line) && htmlEnd(line, true) == "" && setextLevel(line) == 0 &&
+		(itemWidth(line) == 0 || !interrupts(line))
 }
 
 // quoteText is where a quote line's content starts: after its ">" and
@@ -250,9 +292,9 @@ func (s *scanner) topLevel(i int, line []byte, indent int) {
 	case thematicBreak(line):
 		s.para = -1
 	case line[0] == '>':
-		s.quote, s.para, s.lazy = true, -1, opensText(line, quoteText(line))
+		s.quote, s.para, s.text = true, -1, contentAfter(line, quoteText(line), noText)
 	case itemWidth(line) > 0 && (s.para < 0 || interrupts(line)):
-		s.item, s.para, s.lazy = indent+contentOffset(line, indent), -1, opensText(line, itemWidth(line))
+		s.item, s.para, s.text = indent+contentOffset(line, indent), -1, contentAfter(line, itemWidth(line), noText)
 		s.empty = markerAlone(line)
 	case s.para < 0:
 		s.para = i

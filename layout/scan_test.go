@@ -33,6 +33,8 @@ func TestScanHeadingsAgrees(t *testing.T) {
 		"frontish":     "<!-- c -->\n---\nkey: v\n---\n\n# T\n",
 		"lazy-indent":  "> a\n    <div>\nb\n===\n\n> c\n    # d\ne\n---\n",
 		"lazy-item":    ">0\n*\n00\n=\n",
+		"lazy-nested":  "* >0\n0\n=\n\n> > a\nb\n===\n\n- a\n  > b\nc\n===\n\n> a\n>     b\nc\n===\n",
+		"quote-setext": "> a\n> -\nb\n===\n",
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) { compareHeadings(t, []byte(src)) })
