@@ -115,12 +115,12 @@ func (s *scanner) line(i int, line []byte, indent int) {
 func (s *scanner) inItem(line []byte, indent int) bool {
 	switch {
 	case s.quote && line[0] == '>' && indent <= 3:
-		s.text = contentAfter(line, quoteText(line), s.text)
+		s.text = quoteText(line, indent, s.text)
 	case s.item >= 0 && indent >= s.item:
-		s.text = contentText(line, indent-s.item, s.text)
-	case s.item >= 0 && itemWidth(line) > 0 && indent <= 3:
+		s.text = contentText(line, indent-s.item, indent, s.text)
+	case s.item >= 0 && itemWidth(line) > 0 && indent <= 3 && !thematicBreak(line):
 		s.item = indent + contentOffset(line, indent)
-		s.text = contentAfter(line, itemWidth(line), noText)
+		s.text = itemText(line, indent)
 		s.empty = markerAlone(line)
 	case s.text != noText && lazyLine(line, indent):
 	default:
@@ -159,41 +159,94 @@ const (
 	nestedText
 )
 
-// contentText reads a container's content on a line, line indented cols
-// past the content's column, after the text open, and returns the text
-// it leaves open: the open text continued, or that of a paragraph the
-// line opens, in the container or in items and quotes the line opens.
-func contentText(line []byte, cols int, open textState) textState {
+// contentText reads an item's or quote's content on a line, rest at
+// column at, cols columns past the content's own, after the text open,
+// and returns the text it leaves open: the open text continued, or that
+// of a paragraph the line opens, in the container or in items and
+// quotes the line opens.
+func contentText(rest []byte, cols, at int, open textState) textState {
 	nested := false
 	for {
-		line = bytes.TrimRight(line, " \t")
+		rest = bytes.TrimRight(rest, " \t\r")
+		t := noText
 		switch {
-		case len(line) == 0:
-			return noText
+		case len(rest) == 0:
 		case cols > 3: // a continuation, or indented code
-			return open
-		case open == ownText && continuesText(line), open == nestedText && lazyLine(line, cols):
-			return open
-		case line[0] == '>':
-			line, cols = trimIndent(line[quoteText(line):])
-		case itemWidth(line) > 0 && !thematicBreak(line):
-			line, cols = trimIndent(line[min(itemWidth(line), len(line)):])
-		case open == noText && textLine(line) && htmlEnd(line, false) == "" && nested:
-			return nestedText
-		case open == noText && textLine(line) && htmlEnd(line, false) == "":
-			return ownText
-		default: // a heading, fence, break or HTML block
-			return noText
+			t = open
+		case open == ownText && continuesText(rest), open == nestedText && lazyLine(rest, cols):
+			t = open
+		case rest[0] == '>':
+			// Text nested in the container is most often a quote's,
+			// which this ">" goes on with; else the ">" opens one.
+			if open == nestedText {
+				open = ownText
+			} else {
+				open = noText
+			}
+			rest, cols, at = quoteContent(rest, at)
+			nested = true
+			continue
+		case itemWidth(rest) > 0 && !thematicBreak(rest):
+			rest, cols, at = itemContent(rest, at)
+			open, nested = noText, true
+			continue
+		case open == noText && textLine(rest) && htmlEnd(rest, false) == "":
+			t = ownText
 		}
-		nested, open = true, noText
+		if nested && t == ownText {
+			return nestedText
+		}
+		return t
 	}
 }
 
-// contentAfter is contentText of an item or quote line whose content
-// starts after its marker's w bytes.
-func contentAfter(line []byte, w int, open textState) textState {
-	rest, cols := trimIndent(line[min(w, len(line)):])
-	return contentText(rest, cols, open)
+// quoteText is contentText of a quote line, its ">" at column at.
+func quoteText(line []byte, at int, open textState) textState {
+	rest, cols, at := quoteContent(line, at)
+	return contentText(rest, cols, at, open)
+}
+
+// itemText is contentText of a list item's first line, its marker at
+// column at.
+func itemText(line []byte, at int) textState {
+	rest, cols, at := itemContent(line, at)
+	return contentText(rest, cols, at, noText)
+}
+
+// quoteContent splits a quote line, its ">" at column at, into its
+// content, the columns of white space before that past the one the
+// marker takes, and the content's column.
+func quoteContent(line []byte, at int) ([]byte, int, int) {
+	rest, n := skipSpace(line[1:], at+1)
+	return rest, max(n-1, 0), at + 1 + n
+}
+
+// itemContent splits a list item's first line, its marker at column at,
+// into its content, the columns of white space before that past the one
+// to four the marker takes (with five or more, it takes one), and the
+// content's column.
+func itemContent(line []byte, at int) ([]byte, int, int) {
+	w := min(itemWidth(line)-1, len(line)) // the marker's bytes
+	rest, n := skipSpace(line[w:], at+w)
+	if n <= 4 {
+		return rest, 0, at + w + n
+	}
+	return rest, n - 1, at + w + n
+}
+
+// skipSpace drops the spaces and tabs l starts with at column at and
+// returns the columns they take, a tab reaching the next multiple of four.
+func skipSpace(l []byte, at int) ([]byte, int) {
+	col := at
+	for len(l) > 0 && (l[0] == ' ' || l[0] == '\t') {
+		if l[0] == '\t' {
+			col += 4 - col%4
+		} else {
+			col++
+		}
+		l = l[1:]
+	}
+	return l, col - at
 }
 
 // continuesText reports whether a line not indented four columns
@@ -203,15 +256,6 @@ func contentAfter(line []byte, w int, open textState) textState {
 func continuesText(line []byte) bool {
 	return textLine(line) && htmlEnd(line, true) == "" && setextLevel(line) == 0 &&
 		(itemWidth(line) == 0 || !interrupts(line))
-}
-
-// quoteText is where a quote line's content starts: after its ">" and
-// the one space that may follow it.
-func quoteText(line []byte) int {
-	if len(line) > 1 && (line[1] == ' ' || line[1] == '\t') {
-		return 2
-	}
-	return 1
 }
 
 // contentOffset is the column, from a list item's marker at column
@@ -292,25 +336,19 @@ func (s *scanner) topLevel(i int, line []byte, indent int) {
 	case thematicBreak(line):
 		s.para = -1
 	case line[0] == '>':
-		s.quote, s.para, s.text = true, -1, contentAfter(line, quoteText(line), noText)
+		s.quote, s.para, s.text = true, -1, quoteText(line, indent, noText)
 	case itemWidth(line) > 0 && (s.para < 0 || interrupts(line)):
-		s.item, s.para, s.text = indent+contentOffset(line, indent), -1, contentAfter(line, itemWidth(line), noText)
+		s.item, s.para, s.text = indent+contentOffset(line, indent), -1, itemText(line, indent)
 		s.empty = markerAlone(line)
 	case s.para < 0:
 		s.para = i
 	}
 }
 
-// trimIndent drops leading spaces and tabs, returning the columns they take.
+// trimIndent drops a line's leading spaces and tabs, returning the
+// columns they take, and its carriage returns at the end.
 func trimIndent(l []byte) ([]byte, int) {
-	cols := 0
-	for len(l) > 0 && (l[0] == ' ' || l[0] == '\t') {
-		cols++
-		if l[0] == '\t' {
-			cols += 3
-		}
-		l = l[1:]
-	}
+	l, cols := skipSpace(l, 0)
 	return bytes.TrimRight(l, "\r"), cols
 }
 

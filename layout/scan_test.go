@@ -35,6 +35,9 @@ func TestScanHeadingsAgrees(t *testing.T) {
 		"lazy-item":    ">0\n*\n00\n=\n",
 		"lazy-nested":  "* >0\n0\n=\n\n> > a\nb\n===\n\n- a\n  > b\nc\n===\n\n> a\n>     b\nc\n===\n",
 		"quote-setext": "> a\n> -\nb\n===\n",
+		"marker-tab":   "2. \tb\nb\n===\n",
+		"item-break":   "- a\n- - -\n  b\n===\n",
+		"quote-quote":  ">>0\na\n>>*\n0\n-\n",
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) { compareHeadings(t, []byte(src)) })
