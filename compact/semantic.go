@@ -155,6 +155,13 @@ type memory struct {
 	evol bool
 }
 
+// memoryBody is a typed memory's text as the semantic pass reads it: the
+// stamps tmem writes above what it remembers (see layout.Stamp) are read
+// past, so that they are neither taken for its rule nor compared.
+func memoryBody(d *layout.Doc) string {
+	return strings.TrimSpace(string(d.ReadableBody()))
+}
+
 // rule is a memory body's first paragraph: the rule or fact it states,
 // without the Why and How-to-apply detail that would dilute similarity.
 func rule(body string) string {
@@ -222,7 +229,7 @@ func (pl *planner) memories() []*memory {
 		if err != nil {
 			continue
 		}
-		m := &memory{mf: mf, file: fn, name: firstOf(oneLine(d.Get("name")), fn), body: strings.TrimSpace(string(d.Body))}
+		m := &memory{mf: mf, file: fn, name: firstOf(oneLine(d.Get("name")), fn), body: memoryBody(d)}
 		m.text = d.Get("name") + "\n" + d.Get("description") + "\n" + rule(m.body)
 		st := strings.ToLower(d.Get("status"))
 		m.evol = mf.Fresh || st == "active" || st == "evolving" ||
@@ -452,7 +459,7 @@ func (pl *planner) citedSource(c citation, byFile map[string]*memory) (Source, b
 	if err != nil {
 		return Source{}, false, nil
 	}
-	return Source{Path: rel, Label: firstOf(oneLine(d.Get("name")), c.file()), Text: strings.TrimSpace(string(d.Body)), Where: c.Path}, true, nil
+	return Source{Path: rel, Label: firstOf(oneLine(d.Get("name")), c.file()), Text: memoryBody(d), Where: c.Path}, true, nil
 }
 
 // writeWisdom plans WISDOM.md with the entries that changed rendered
