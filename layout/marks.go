@@ -103,6 +103,19 @@ func readable(body []byte) (lines []string, stamps map[int]string, changed bool)
 	return lines, stamps, changed
 }
 
+// LastStamp returns the time of the newest stamp in d's body; zero when it
+// has none.
+func (d *Doc) LastStamp() time.Time {
+	_, stamps, _ := readable(d.Body)
+	var last time.Time
+	for _, at := range stamps {
+		if t, err := time.Parse(StampTime, at); err == nil && t.After(last) {
+			last = t
+		}
+	}
+	return last
+}
+
 // ReadableBody returns the body with LF line endings and stamp lines and
 // conflict markers blanked, line for line, for callers that show the body
 // whole: d.Body itself when there is nothing to change, so it must not be

@@ -77,3 +77,20 @@ func TestDoctorReportsConflictMarkers(t *testing.T) {
 		t.Errorf("findings %q, want %q", strings.Join(got, " "), want)
 	}
 }
+
+// TestLastStamp: the newest stamp of a body counts, wherever it is; one
+// with an impossible date does not.
+func TestLastStamp(t *testing.T) {
+	src := "---\nname: n\n---\n\n<!-- tmem:at 2026-10-03T10:00:00Z -->\n\nrule\n\n<!-- tmem:at 2026-10-05T08:30:00Z -->\r\n\nmore\n\n<!-- tmem:at 2026-10-01T10:00:00Z -->\n\n<!-- tmem:at 2026-13-01T00:00:00Z -->\n"
+	d, err := Parse("memory/feedback_x.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := d.LastStamp(), time.Date(2026, 10, 5, 8, 30, 0, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("LastStamp %v, want %v", got, want)
+	}
+	d, _ = Parse("memory/feedback_y.md", []byte("rule\n"))
+	if got := d.LastStamp(); !got.IsZero() {
+		t.Errorf("LastStamp of a body without stamps %v, want zero", got)
+	}
+}

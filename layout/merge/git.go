@@ -70,6 +70,10 @@ func (g Git) run(stdin io.Reader, args ...string) ([]byte, error) {
 	return out, nil
 }
 
+// Output runs git with args in the folder and returns what it wrote to
+// standard output; an error holds what it wrote to standard error.
+func (g Git) Output(args ...string) ([]byte, error) { return g.run(nil, args...) }
+
 // InRepo reports whether the folder is inside a git work tree.
 func (g Git) InRepo() bool {
 	out, err := g.run(nil, "rev-parse", "--is-inside-work-tree")
