@@ -28,6 +28,9 @@ type planner struct {
 	files   []layout.File
 	overlay map[string]*memFile // by workspace-relative path
 
+	committed map[string]time.Time // see commitTimes
+	gitRead   bool
+
 	answers  map[string]string // this unit's summaries, by request key
 	doubtful []string          // this unit's model sentences without support
 }

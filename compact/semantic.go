@@ -233,7 +233,7 @@ func (pl *planner) memories() []*memory {
 		m.text = d.Get("name") + "\n" + d.Get("description") + "\n" + rule(m.body)
 		st := strings.ToLower(d.Get("status"))
 		m.evol = mf.Fresh || st == "active" || st == "evolving" ||
-			mf.ModTime.After(pl.now.AddDate(0, 0, -pl.o.EvolvingDays))
+			pl.lastChange(fn, mf, d).After(pl.now.AddDate(0, 0, -pl.o.EvolvingDays))
 		out = append(out, m)
 	}
 	return out
