@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tmemhq/tmem/internal/lazyregexp"
+	"github.com/tmemhq/tmem/internal/secrets"
 	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/templates"
 )
@@ -534,10 +535,14 @@ func (pl *planner) suggestMerges(w *wisdomDoc) {
 			break
 		}
 		done[we], done[best] = true, true
+		// Titles are redacted: the plan goes to stdout and MCP clients,
+		// which never see a secret a person wrote into WISDOM.md.
+		a, _ := secrets.Redact(we.Title)
+		b, _ := secrets.Redact(best.Title)
 		pl.p.Merges = append(pl.p.Merges, MergeSuggestion{
 			Teammate: pl.name,
-			Entries:  []string{we.Title, best.Title},
-			Reason:   fmt.Sprintf("WISDOM.md is about %d tokens, over its budget of %d; %q is reinforced by %d memories", Tokens(content), pl.o.WisdomBudget, we.Title, len(we.Cites)),
+			Entries:  []string{a, b},
+			Reason:   fmt.Sprintf("WISDOM.md is about %d tokens, over its budget of %d; %q is reinforced by %d memories", Tokens(content), pl.o.WisdomBudget, a, len(we.Cites)),
 		})
 		over -= Tokens(we.render())
 	}

@@ -361,3 +361,33 @@ func TestCompactionKeepsCRLFFiles(t *testing.T) {
 		mixed(t, ws, "beacon/memory/weekly/2026-W11.md")
 	})
 }
+
+// TestMergeSuggestionsRedacted: a merge suggested for an over-budget
+// WISDOM.md names its entries with any secret in their titles shown as
+// [REDACTED:kind]: the plan goes to stdout and to MCP clients.
+func TestMergeSuggestionsRedacted(t *testing.T) {
+	ws, run, _ := semanticFixture(t)
+	p := ws.Abs("beacon/WISDOM.md")
+	w, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := fakeToken()
+	w = []byte(strings.Replace(string(w), "## Hand-written entry", "## Hand-written entry "+token, 1))
+	if err := os.WriteFile(p, w, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := run(Options{WisdomBudget: 20, DryRun: true})
+	if err != nil || len(res.Plan.Merges) == 0 {
+		t.Fatalf("no merge suggested: %v", err)
+	}
+	for _, m := range res.Plan.Merges {
+		all := strings.Join(m.Entries, "\n") + "\n" + m.Reason
+		if strings.Contains(all, token) {
+			t.Errorf("suggestion shows the token: %+v", m)
+		}
+	}
+	if m := res.Plan.Merges[0]; !strings.Contains(m.Entries[0], "[REDACTED:github-token]") {
+		t.Errorf("first suggestion %q does not name the entry with its marker", m.Entries)
+	}
+}
