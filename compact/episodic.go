@@ -1,7 +1,9 @@
 package compact
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 	"time"
@@ -61,8 +63,9 @@ func (pl *planner) episodic() error {
 }
 
 // completedWeeks groups the dailies and weeklies of weeks before the
-// current one, oldest first. A daily that cannot be read, or is not text,
-// is left where it is and reported.
+// current one, oldest first. A daily readDaily refuses is left where it
+// is and reported; its week is compacted without it, and the daily joins
+// the week's summary as a late one once it is put right.
 func (pl *planner) completedWeeks() ([]*weekInfo, error) {
 	cur := layout.WeekOf(pl.now)
 	weeks := map[layout.Week]*weekInfo{}
@@ -74,19 +77,13 @@ func (pl *planner) completedWeeks() ([]*weekInfo, error) {
 	}
 	for _, f := range pl.filesOf(layout.KindDaily) {
 		if w := layout.WeekOf(f.Date); w.Before(cur) {
-			b, err := pl.ws.ReadFile(f.Path, layout.MaxFileSize)
-			if err == nil {
-				err = layout.CheckText(f.Path, b)
-			}
-			if err == nil {
-				err = unresolved(f.Path, b)
-			}
+			d, err := pl.readDaily(f)
 			if err != nil {
 				pl.skip(f.Path, err)
 				continue
 			}
 			wi := get(w)
-			wi.dailies = append(wi.dailies, dayFile{File: f, Body: b, SHA: sum(b)})
+			wi.dailies = append(wi.dailies, d)
 		}
 	}
 	for _, f := range pl.filesOf(layout.KindWeekly) {
@@ -101,6 +98,35 @@ func (pl *planner) completedWeeks() ([]*weekInfo, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].wk.Before(out[j].wk) })
 	return out, nil
+}
+
+// readDaily reads the daily f for planning. It fails, and the daily is
+// left where it is, when it cannot be read, is not text, holds conflict
+// markers or frontmatter that does not parse, or would be summarised and
+// archived as a day it does not hold: a link (to another day's log, say),
+// or a log whose title names another day.
+func (pl *planner) readDaily(f layout.File) (dayFile, error) {
+	if st, err := pl.ws.Lstat(f.Path); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return dayFile{}, &layout.ParseError{Path: f.Path, Err: errors.New("a link; left as it is: a daily is summarised and archived under its own name, so make it a file of its own or remove it")}
+	}
+	b, err := pl.ws.ReadFile(f.Path, layout.MaxFileSize)
+	if err == nil {
+		err = layout.CheckText(f.Path, b)
+	}
+	if err == nil {
+		err = unresolved(f.Path, b)
+	}
+	var doc *layout.Doc
+	if err == nil {
+		doc, err = layout.Parse(f.Path, b)
+	}
+	if err != nil {
+		return dayFile{}, err
+	}
+	if day := f.Date.Format(layout.DateLayout); doc.Title != "" && doc.Title != day {
+		return dayFile{}, &layout.ParseError{Path: f.Path, Line: doc.TitleLine, Err: fmt.Errorf("title %q does not match the file name's date %s; left as it is: fix the title, or move the log to the file of its day", doc.Title, day)}
+	}
+	return dayFile{File: f, Body: b, SHA: sum(b)}, nil
 }
 
 // startSummary starts the unit id that writes the summary at rel: the
