@@ -30,7 +30,7 @@ func TestRefusedDailyLeftAsItIs(t *testing.T) {
 			write: func(t *testing.T, ws *layout.Workspace) {
 				writeFile(t, ws, rel, "---\ntags: [deploy\n---\n# 2026-11-05\n\n## e\n\nStray text.\n", day("2026-11-05"))
 			},
-			want: rel + ":3: bad frontmatter: did not find expected ',' or ']'",
+			want: rel + ":2: bad frontmatter: did not find expected ',' or ']'",
 		},
 		{
 			name: "title of another day",

@@ -285,18 +285,19 @@ func scalar(n *yaml.Node) string {
 }
 
 // yamlLine is the line of text, counted from 1, that a YAML error about it
-// names ("yaml: line 3: …"). Errors about an unclosed collection ("did not
-// find expected …") name the line before the one the collection opens on,
-// counted from zero; they are moved to that line. An error on the first
-// line carries no number, and neither do those the YAML reader and decoder
-// raise: a control character and an unknown alias are looked up in text.
+// names ("yaml: line 3: …"). An error on the first line carries no number,
+// and neither do those the YAML reader and decoder raise: a control
+// character and an unknown alias are looked up in text. Other errors
+// about an unclosed collection ("did not find expected …") name the line
+// before the one the collection opens on, counted from zero; they are
+// moved to that line. An unclosed flow collection ("[a, b", "{a: 1") is
+// found where it opens (see openLine).
 func yamlLine(text string, err error) int {
-	var n int
 	msg := err.Error()
-	if i := strings.Index(msg, "line "); i >= 0 {
-		fmt.Sscanf(msg[i+5:], "%d", &n)
-	}
+	n := numberedLine(msg)
 	switch {
+	case strings.HasSuffix(msg, "did not find expected ',' or ']'"), strings.HasSuffix(msg, "did not find expected ',' or '}'"):
+		n = openLine(text, n)
 	case n > 0 && strings.Contains(msg, ": did not find expected "):
 		n++
 	case n > 0:
@@ -308,6 +309,31 @@ func yamlLine(text string, err error) int {
 		n = lineOf(text, strings.Index(text, "*"+name))
 	default:
 		n = 1
+	}
+	return n
+}
+
+// openLine is the line of text, counted from 1, where the flow
+// collection a YAML error is about opens. YAML names that line counted
+// from zero, and so names none for the first line, where it names the
+// line of the problem (n) instead: the closing "---". The block is read
+// again after a comment line, which puts the first line at 1.
+func openLine(text string, n int) int {
+	var node yaml.Node
+	if _, err := frontmatter.Parse(strings.NewReader("---\n#\n"+text), &node, yamlFormat); err != nil {
+		if m := numberedLine(err.Error()); m > 0 {
+			return m
+		}
+	}
+	return n + 1
+}
+
+// numberedLine is the number a YAML error names ("yaml: line 3: …"); 0
+// when it names none.
+func numberedLine(msg string) int {
+	var n int
+	if i := strings.Index(msg, "line "); i >= 0 {
+		fmt.Sscanf(msg[i+5:], "%d", &n)
 	}
 	return n
 }

@@ -110,6 +110,9 @@ func TestParseErrors(t *testing.T) {
 		want string
 	}{
 		{"unclosed flow sequence", "---\nname: x\ntype: [feedback\n---\nbody\n", "x.md:3: bad frontmatter: did not find expected ',' or ']'"},
+		{"unclosed flow sequence on the first line", "---\ntags: [deploy\nname: x\n---\nbody\n", "x.md:2: bad frontmatter: did not find expected ',' or ']'"},
+		{"unclosed flow mapping on the first line", "\n---\r\ntags: {a\r\n---\r\n", "x.md:3: bad frontmatter: did not find expected ',' or '}'"},
+		{"stray bracket", "---\nname: x\ntype: [a]]\n---\n", "x.md:3: bad frontmatter: did not find expected key"},
 		{"unclosed frontmatter", "\n---\nname: x\nbody\n", "x.md:2: bad frontmatter: opening '---' has no closing '---'"},
 		{"colon in value", "---\nname: x\ndescription: Ticket A-1: fixed\n---\n", "x.md:3: bad frontmatter: mapping values are not allowed in this context"},
 		{"colon in the first value", "---\nname: Ingest: events\ntype: project\n---\n", "x.md:2: bad frontmatter: mapping values are not allowed in this context"},
