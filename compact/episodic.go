@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -204,12 +205,16 @@ func (pl *planner) weekly(id string, wi *weekInfo) {
 // writeSummary plans the summary at rel: the sources in req summarised
 // into doc's body (doc's body as it is when there are none, with its "Log:"
 // lines pointing where the days now are), the facts of dailies filed as
-// typed memories, and the frontmatter listing srcs.
+// typed memories, and the frontmatter listing srcs. A summary with
+// nothing new to fold in, none of its days moved, is left as written.
 func (pl *planner) writeSummary(ub *unit, rel string, doc *layout.Doc, req Request, key string, srcs *sourceList, dailies []dayFile) error {
 	var body string
 	if doc != nil {
 		req.Existing = string(doc.Body)
 		body = relocate(req.Existing, srcs)
+		if len(req.Sources) == 0 && body == req.Existing && slices.Equal(srcs.strings(), (&sourceList{refs: readSources(doc)}).strings()) {
+			return nil
+		}
 		if from, to, err := layout.ParsePeriod(doc.Get("period")); err == nil && req.Kind == KindMonthly {
 			req.Period = widen(req.Period, from, to)
 		}
