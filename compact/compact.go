@@ -447,7 +447,10 @@ func failures(res *Result) error {
 	if len(all) == 0 {
 		return nil
 	}
-	err := fmt.Errorf("compact: %d unit(s) or file(s) failed, their sources are kept: %s: %s", len(all), all[0].Unit, all[0].Error)
+	err := fmt.Errorf("compact: 1 unit or file failed, its sources are kept: %s", all[0])
+	if len(all) > 1 {
+		err = fmt.Errorf("compact: %d units or files failed, their sources are kept; the first: %s", len(all), all[0])
+	}
 	for _, f := range all {
 		if f.locked {
 			return lockedError{err}

@@ -77,7 +77,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "keep %s: %s\n", k.Path, k.Reason)
 	}
 	for _, f := range p.Failed {
-		fmt.Fprintf(&b, "fail %s: %s\n", f.Unit, f.Error)
+		fmt.Fprintf(&b, "fail %s\n", f)
 	}
 	for _, pr := range p.Proposals {
 		fmt.Fprintf(&b, "held %s: the model wrote %d sentence(s) its sources do not support, e.g. %q; read %s, then tmem compact --apply %s (or --discard)\n", pr.ID, len(pr.Unsupported), first(pr.Unsupported), pr.File, pr.ID)
@@ -87,6 +87,15 @@ func (p *Plan) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// String is the failure as a line names it: the unit, then the error,
+// the unit said once when the error starts with it (a file with its line).
+func (f Failure) String() string {
+	if strings.HasPrefix(f.Error, f.Unit+":") {
+		return f.Error
+	}
+	return f.Unit + ": " + f.Error
 }
 
 func first(ss []string) string {

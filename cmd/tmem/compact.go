@@ -206,9 +206,10 @@ func (f *factory) dropJournal(ws *layout.Workspace) error {
 }
 
 // printCompact reports a compaction: JSON under --json, the plan on stdout
-// for --dry-run, else on stderr every failure and every proposal this run
-// held (under -q too: a person must act on each, and cron mails only
-// what is printed), then notes, and the rest under -v only.
+// for --dry-run, and on stderr every failure (a dry run's too) and every
+// proposal this run held (under -q too: a person must act on each, and
+// cron mails only what is printed), then notes, and the rest under -v
+// only.
 func (f *factory) printCompact(res *compact.Result) error {
 	switch {
 	case res == nil:
@@ -216,15 +217,15 @@ func (f *factory) printCompact(res *compact.Result) error {
 	case f.json:
 		return f.printJSON(res)
 	case res.DryRun:
-		return res.WriteDryRun(f.stdout)
+		err := res.WriteDryRun(f.stdout)
+		f.printFailures(res)
+		return err
 	}
 	plan := res.Plan
 	if plan == nil {
 		plan = &compact.Plan{}
 	}
-	for _, fl := range append(append([]compact.Failure{}, plan.Failed...), res.Failed...) {
-		f.errorf("compact %s: %s", fl.Unit, fl.Error)
-	}
+	f.printFailures(res)
 	for _, p := range plan.Proposals {
 		f.errorf("compact %s: held: a model wrote %d sentence(s) its sources do not support (see %s); apply with 'tmem compact --apply %s' or drop with --discard", p.ID, len(p.Unsupported), p.File, p.ID)
 	}
@@ -236,6 +237,17 @@ func (f *factory) printCompact(res *compact.Result) error {
 	}
 	f.reportApplied(res, plan)
 	return nil
+}
+
+// printFailures names on stderr every unit or file that failed.
+func (f *factory) printFailures(res *compact.Result) {
+	var failed []compact.Failure
+	if res.Plan != nil {
+		failed = res.Plan.Failed
+	}
+	for _, fl := range append(append([]compact.Failure{}, failed...), res.Failed...) {
+		f.errorf("compact %s", fl)
+	}
 }
 
 // reportApplied says under -v what a compaction did and suggests.
