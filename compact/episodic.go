@@ -124,7 +124,7 @@ func (pl *planner) readDaily(f layout.File) (dayFile, error) {
 	if err != nil {
 		return dayFile{}, err
 	}
-	if day := f.Date.Format(layout.DateLayout); doc.Title != "" && doc.Title != day {
+	if day := f.Date.Format(layout.DateLayout); layout.TitleNamesAnotherDay(doc.Title, day) {
 		return dayFile{}, &layout.ParseError{Path: f.Path, Line: doc.TitleLine, Err: fmt.Errorf("title %q does not match the file name's date %s; left as it is: fix the title, or move the log to the file of its day", doc.Title, day)}
 	}
 	return dayFile{File: f, Body: b, SHA: sum(b)}, nil

@@ -42,11 +42,6 @@ const logPrefix = "Log: "
 // nothingLogged is a day section's only bullet when its log has no entry.
 const nothingLogged = "- Nothing was logged."
 
-// dayHeading reads a day section's heading: its date first, as tmem
-// writes it ("2026-11-02 Monday"), or after a weekday, as a person may
-// rewrite it ("Mon 2026-11-02", "Monday, 2026-11-02").
-var dayHeading = lazyregexp.New(`^(?:(?i:mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)\.?,?\s+)?(\d{4}-\d{2}-\d{2})\b`)
-
 // Summarize implements Summarizer.
 func (e Extractive) Summarize(_ context.Context, req Request) (string, error) {
 	switch req.Kind {
@@ -154,8 +149,8 @@ func titleAsWritten(lines []string) string {
 func docSections(d *layout.Doc, key string, text func(layout.Entry) string) []section {
 	var out []section
 	for _, en := range d.Entries {
-		if m := dayHeading().FindStringSubmatch(en.Heading); m != nil {
-			out = append(out, section{Key: m[1], Day: true, Text: text(en)})
+		if day, ok := layout.HeadingDay(en.Heading); ok {
+			out = append(out, section{Key: day, Day: true, Text: text(en)})
 			continue
 		}
 		if en.Heading == "" && strings.TrimSpace(en.Text) == "" {

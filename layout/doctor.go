@@ -143,7 +143,7 @@ func (w *Workspace) checkFile(f File) []Finding {
 	out = append(out, headingSlipFindings(f.Path, d)...)
 	switch f.Kind {
 	case KindDaily:
-		if !f.Date.IsZero() && d.Title != "" && d.Title != f.Date.Format(DateLayout) {
+		if !f.Date.IsZero() && TitleNamesAnotherDay(d.Title, f.Date.Format(DateLayout)) {
 			out = append(out, add(d.TitleLine, SevError, "title %q does not match the file name's date %s", d.Title, f.Date.Format(DateLayout)))
 		}
 	case KindTyped:

@@ -1,10 +1,15 @@
 package layout
 
-import "time"
+import (
+	"time"
+
+	"github.com/tmemhq/tmem/internal/lazyregexp"
+)
 
 // RecentDays is how many days of daily logs the context builder injects
-// directly: today and the six days before it. Recall indexes only dailies
-// older than that, so every daily is reachable one way or the other.
+// directly: today and the six days before it. Recall indexes every daily
+// but today's, and leaves out of the context builder's query the entries
+// its stack shows.
 const RecentDays = 7
 
 // Day returns t's calendar date (in t's zone) as UTC midnight, the form
@@ -30,3 +35,27 @@ func InRecentWindow(day, now time.Time, days int) bool {
 
 // maxWindowDays is a window longer than any calendar date tmem reads.
 const maxWindowDays = 1 << 22
+
+// dayHeading reads a heading that starts with a day: its date first, as
+// tmem writes it ("2026-11-02 Monday"), or after a weekday, as a person
+// may rewrite it ("Mon 2026-11-02", "Monday, 2026-11-02").
+var dayHeading = lazyregexp.New(`^(?:(?i:mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)\.?,?\s+)?(\d{4}-\d{2}-\d{2})\b`)
+
+// HeadingDay returns the day (YYYY-MM-DD) a heading or title starts with,
+// read as dayHeading does; ok is false when it starts with none.
+func HeadingDay(heading string) (day string, ok bool) {
+	if m := dayHeading().FindStringSubmatch(heading); m != nil {
+		return m[1], true
+	}
+	return "", false
+}
+
+// TitleNamesAnotherDay reports whether a daily log's title starts with a
+// day other than day, the log's by its file name: a log copied or linked
+// from another day. A title without a day ("Notes") or with the day
+// written after a weekday ("Fri 2026-11-06") or followed by more words
+// ("2026-11-06 — release day") names no other.
+func TitleNamesAnotherDay(title, day string) bool {
+	d, ok := HeadingDay(title)
+	return ok && d != day
+}

@@ -48,3 +48,29 @@ func TestRecentDailies(t *testing.T) {
 		t.Errorf("RecentDailies = %v, Files' recent dailies = %v", paths, want)
 	}
 }
+
+// TestTitleNamesAnotherDay: a daily's title names another day only when
+// it starts with a date, or a weekday and a date, that is not the log's.
+func TestTitleNamesAnotherDay(t *testing.T) {
+	const day = "2026-11-06"
+	tests := []struct {
+		title string
+		want  bool
+	}{
+		{"2026-11-06", false},
+		{"2026-11-06 — release day", false},
+		{"Fri 2026-11-06", false},
+		{"Friday, 2026-11-06", false},
+		{"Notes", false},
+		{"", false},
+		{"Notes of 2026-11-05", false}, // a date, but not what the title starts with
+		{"2026-11-05", true},
+		{"Thu 2026-11-05", true},
+		{"2026-11-05 Thursday", true},
+	}
+	for _, tt := range tests {
+		if got := TitleNamesAnotherDay(tt.title, day); got != tt.want {
+			t.Errorf("TitleNamesAnotherDay(%q, %s) = %v, want %v", tt.title, day, got, tt.want)
+		}
+	}
+}
