@@ -249,26 +249,35 @@ func withoutFile(err error) error {
 	return withoutPath(err)
 }
 
-// checkArchive checks an archive month file: it reads, and each section
-// still restores the file it keeps.
+// checkArchive checks an archive month file: it reads, holds no secret,
+// and each section still restores the file it keeps. Secrets are looked
+// for even when the file does not parse.
 func (w *Workspace) checkArchive(f File) []Finding {
 	src, err := w.ReadFile(f.Path, MaxArchiveSize)
-	if err == nil {
-		var secs []ArchiveSection
-		if secs, err = ParseArchive(f.Path, src); err == nil {
-			out := conflictFindings(f.Path, src)
-			for _, s := range secs {
-				if s.Edited || !s.Part && !s.Verify() {
-					out = append(out, Finding{Path: f.Path, Line: s.Header, Severity: SevWarning,
-						Message: fmt.Sprintf("the archived %s was changed by hand: it no longer restores the original (sha256 %s…)", s.Source, s.SHA[:12])})
-				}
-			}
-			return out
+	if err != nil {
+		return []Finding{archiveError(f.Path, err)}
+	}
+	secs, err := ParseArchive(f.Path, src)
+	if err != nil {
+		return append(archiveSecretFindings(f.Path, src, nil), archiveError(f.Path, err))
+	}
+	out := conflictFindings(f.Path, src)
+	out = append(out, archiveSecretFindings(f.Path, src, secs)...)
+	for _, s := range secs {
+		if s.Edited || !s.Part && !s.Verify() {
+			out = append(out, Finding{Path: f.Path, Line: s.Header, Severity: SevWarning,
+				Message: fmt.Sprintf("the archived %s was changed by hand: it no longer restores the original (sha256 %s…)", s.Source, s.SHA[:12])})
 		}
 	}
+	return out
+}
+
+// archiveError is the finding for an archive file that cannot be read or
+// parsed, at the line of the trouble when known.
+func archiveError(path string, err error) Finding {
 	var pe *ParseError
 	if errors.As(err, &pe) {
-		return []Finding{{Path: f.Path, Line: pe.Line, Severity: SevError, Message: pe.Err.Error()}}
+		return Finding{Path: path, Line: pe.Line, Severity: SevError, Message: pe.Err.Error()}
 	}
-	return []Finding{{Path: f.Path, Severity: SevError, Message: err.Error()}}
+	return Finding{Path: path, Severity: SevError, Message: err.Error()}
 }

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/tmemhq/tmem/internal/secrets"
@@ -83,8 +84,64 @@ func checkSecrets(opts []WriteOption, fields ...field) error {
 func secretFindings(path string, src []byte) []Finding {
 	var out []Finding
 	for _, s := range secrets.Scan(string(src)) {
-		msg := s.Describe() + ": remove it from the file (and from git history if committed) and rotate it"
-		out = append(out, Finding{Path: path, Line: s.Line, Severity: SevError, Message: msg})
+		out = append(out, secretFinding(path, s, ""))
 	}
 	return out
+}
+
+// archiveSecretFindings reports the secrets in an archive file at the
+// archive's own lines, naming the archived file each lies in; secs are
+// its sections, in order. The file is scanned piece by piece (each
+// section's text, and the lines between sections: headers, end markers,
+// whatever a person added), so that a month of large sections scans in
+// time linear in its size.
+func archiveSecretFindings(path string, src []byte, secs []ArchiveSection) []Finding {
+	var out []Finding
+	scan := func(text string, line int, in string) {
+		for _, s := range secrets.Scan(text) {
+			s.Line += line - 1
+			out = append(out, secretFinding(path, s, in))
+		}
+	}
+	lc := lineCursor{src: src, line: 1}
+	at, atLine := 0, 1
+	for _, s := range secs {
+		scan(string(src[at:lc.start(s.Header+1)]), atLine, "")
+		scan(s.Text, s.Header+1, "in the archived "+s.Source) // the file's bytes from line Header+1
+		at, atLine = lc.start(s.Header+1+s.Lines), s.Header+1+s.Lines
+	}
+	scan(string(src[at:]), atLine, "")
+	return out
+}
+
+// lineCursor finds where lines start in src, moving forward only.
+type lineCursor struct {
+	src       []byte
+	line, pos int // pos is where line starts
+}
+
+// start returns the offset where line n starts (len(src) past the end);
+// n must not be before the last line asked for.
+func (c *lineCursor) start(n int) int {
+	for c.line < n && c.pos < len(c.src) {
+		i := bytes.IndexByte(c.src[c.pos:], '\n')
+		if i < 0 {
+			c.pos = len(c.src)
+			break
+		}
+		c.pos += i + 1
+		c.line++
+	}
+	return c.pos
+}
+
+// secretFinding is the finding for the secret s of the file path; in,
+// when set, says where in the file it lies.
+func secretFinding(path string, s secrets.Finding, in string) Finding {
+	msg := s.Describe()
+	if in != "" {
+		msg += ", " + in
+	}
+	msg += ": remove it from the file (and from git history if committed) and rotate it"
+	return Finding{Path: path, Line: s.Line, Severity: SevError, Message: msg}
 }
