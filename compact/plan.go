@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -279,9 +280,41 @@ func (pl *planner) summarize(req Request) (string, error) {
 func (pl *planner) redact(req Request, out string) string {
 	red, found := secrets.Redact(out)
 	for _, f := range found {
-		pl.p.Notes = append(pl.p.Notes, fmt.Sprintf("%s %s: left out a secret (%s) the summary would have quoted", req.Kind, req.Unit, f.Rule))
+		at := ""
+		if where := pl.secretSource(req, out[f.Start:f.End]); where != "" {
+			at = " that " + where + " holds and"
+		}
+		what := strings.TrimSpace(string(req.Kind) + " " + req.Unit) // a wisdom request may have no unit
+		pl.p.Notes = append(pl.p.Notes, fmt.Sprintf("%s: left out a secret (%s)%s the summary would have quoted", what, f.Rule, at))
 	}
 	return red
+}
+
+// secretSource names the first source of req that holds secret, as
+// "path:line" ("path" when its text holds it but its file, as planned,
+// no longer does); "" when none does.
+func (pl *planner) secretSource(req Request, secret string) string {
+	for _, src := range req.Sources {
+		if !strings.Contains(src.Text, secret) {
+			continue
+		}
+		b := pl.planned(src.Path)
+		if i := bytes.Index(b, []byte(secret)); i >= 0 {
+			return fmt.Sprintf("%s:%d", src.Path, bytes.Count(b[:i], []byte("\n"))+1)
+		}
+		return src.Path
+	}
+	return ""
+}
+
+// planned is the content of rel as planned so far, without reading it
+// into the overlay; nil when it cannot be read.
+func (pl *planner) planned(rel string) []byte {
+	if mf := pl.overlay[rel]; mf != nil {
+		return mf.Content
+	}
+	b, _ := pl.ws.ReadFile(rel, layout.MaxArchiveSize)
+	return b
 }
 
 func isExtractive(s Summarizer) bool {
