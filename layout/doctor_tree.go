@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,8 +30,9 @@ var tempFileRe = lazyregexp.New(`^\..+\.tmp-[0-9]+$`)
 // checkTree walks the workspace without opening a file or following a
 // link (lstat only) and reports what reading the memory files cannot
 // show: entries that are not regular files (named pipes, devices,
-// sockets), links that lead outside the workspace or nowhere, and temp
-// files left behind by an interrupted write. Index folders are skipped:
+// sockets, and folders or links to them named like memory files), links
+// that lead outside the workspace or nowhere, and temp files left behind
+// by an interrupted write. Index folders are skipped:
 // they are rebuilt from the files.
 func (w *Workspace) checkTree() ([]Finding, error) {
 	root, err := filepath.EvalSymlinks(w.Root)
@@ -50,6 +52,8 @@ func (w *Workspace) checkTree() ([]Finding, error) {
 			return fs.SkipDir
 		case d.Type()&fs.ModeSymlink != 0:
 			out = append(out, checkLink(rel, p, root)...)
+		case d.IsDir() && memoryName(rel):
+			out = append(out, notMemoryFile(rel, "a folder"))
 		case !d.IsDir() && !d.Type().IsRegular():
 			out = append(out, Finding{Path: rel, Severity: SevError,
 				Message: fmt.Sprintf("%s, not a regular file: tmem never reads it; remove it", modeName(d.Type()))})
@@ -76,7 +80,54 @@ func wantsFolder(rel string) bool {
 	return ok && ValidateName(name) == nil && slices.Contains(MemoryDirs, sub)
 }
 
-// checkLink reports a symlink that leads outside the workspace or nowhere.
+// memoryName reports whether tmem reads a memory file at rel: a
+// teammate's SOUL.md, GOALS.md and WISDOM.md, the Markdown files of its
+// memory folders (dailies, typed memories, summaries, the archive), and
+// CROSS-TEAM.md.
+func memoryName(rel string) bool {
+	if rel == "CROSS-TEAM.md" {
+		return true
+	}
+	dir, fn := path.Split(rel)
+	name, sub, _ := strings.Cut(strings.TrimSuffix(dir, "/"), "/")
+	switch {
+	case ValidateName(name) != nil:
+		return false
+	case sub == "":
+		return fn == "SOUL.md" || fn == "GOALS.md" || fn == "WISDOM.md"
+	}
+	return slices.Contains(MemoryDirs, sub) && strings.HasSuffix(fn, ".md") && !strings.HasPrefix(fn, ".")
+}
+
+// notMemoryFile is the finding for rel, named like a memory file but
+// what, not a regular file.
+func notMemoryFile(rel, what string) Finding {
+	effect := "compact fails on it every run"
+	switch path.Base(rel) {
+	case "SOUL.md":
+		effect = "without a SOUL.md file tmem does not see this teammate"
+	case "GOALS.md", "WISDOM.md", "CROSS-TEAM.md":
+		effect = "tmem skips it"
+	}
+	return Finding{Path: rel, Severity: SevError,
+		Message: fmt.Sprintf("%s, not a regular file, named like a memory file: tmem cannot read it (%s); move it away", what, effect)}
+}
+
+// checkMemoryLink reports a symlink named like a memory file that leads
+// (to real, inside the workspace) to something other than a regular file.
+func checkMemoryLink(rel, real string) []Finding {
+	if !memoryName(rel) {
+		return nil
+	}
+	st, err := os.Stat(real)
+	if err != nil || st.Mode().IsRegular() {
+		return nil
+	}
+	return []Finding{notMemoryFile(rel, "a symlink to "+modeName(st.Mode()))}
+}
+
+// checkLink reports a symlink that leads outside the workspace or
+// nowhere, or, named like a memory file, to no regular file.
 func checkLink(rel, p, root string) []Finding {
 	to, _ := os.Readlink(p)
 	real, err := filepath.EvalSymlinks(p)
@@ -87,5 +138,5 @@ func checkLink(rel, p, root string) []Finding {
 		return []Finding{{Path: rel, Severity: SevError,
 			Message: fmt.Sprintf("symlink leads outside the workspace (to %s): tmem does not follow it; put the file itself here", real)}}
 	}
-	return nil
+	return checkMemoryLink(rel, real)
 }

@@ -23,7 +23,7 @@ that does not exist), empty files, invalid UTF-8, byte order marks,
 oversized files and secrets (private keys, tokens, passwords) that must not
 be in memory; in .teammates/tmem.yaml, YAML that does not parse, unknown
 keys and settings out of their range. Without opening them it also reports files that are not regular
-(named pipes, devices), symlinks that lead outside the workspace or
+(named pipes, devices, folders or links to them named like memory files), symlinks that lead outside the workspace or
 nowhere, links to a teammate's folder under a second name (skipped: one
 folder is one teammate), and temp files an interrupted write left behind,
 and merge conflict markers a git merge left in memory files (recall and context skip
