@@ -50,7 +50,14 @@ type Config struct {
 	Archive *bool `yaml:"archive"`
 	// lines are the lines of the settings, by key.
 	lines map[string]int
+	// unknown are the keys of the file that tmem does not know.
+	unknown []layout.Finding
 }
+
+// UnknownKeys are the keys of ConfigFile that no setting has, usually a
+// typo (kep_weeks), as doctor's warnings with their lines: tmem ignores
+// them, so a command that reads the file should say so.
+func (c Config) UnknownKeys() []layout.Finding { return c.unknown }
 
 // Argv is a command line: a YAML list, or a string split on spaces.
 type Argv []string
@@ -77,13 +84,17 @@ type OpenAIConfig struct {
 	APIKeyEnv string `yaml:"api_key_env"`
 }
 
+// configFile is the shape of ConfigFile: tmem reads only its `compact:`
+// section.
+type configFile struct {
+	Compact Config `yaml:"compact"`
+}
+
 // LoadConfig reads the workspace's ConfigFile; a missing file is the zero
 // Config. Numeric settings out of their range are refused with their
-// line.
+// line; keys no setting has are kept for UnknownKeys.
 func LoadConfig(ws *layout.Workspace) (Config, error) {
-	var file struct {
-		Compact Config `yaml:"compact"`
-	}
+	var file configFile
 	b, err := ws.ReadFile(ConfigFile, layout.MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Config{}, nil
@@ -102,6 +113,7 @@ func LoadConfig(ws *layout.Workspace) (Config, error) {
 		return Config{}, err
 	}
 	file.Compact.lines = keyLines(mapValue(&root, "compact"))
+	file.Compact.unknown = layout.UnknownKeys(ConfigFile, b, &configFile{})
 	return file.Compact, nil
 }
 

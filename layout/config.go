@@ -45,6 +45,26 @@ func (w *Workspace) CheckConfig(name string, schema interface{}) []Finding {
 	return out
 }
 
+// UnknownKeys returns the keys of the YAML src (the file path) that
+// schema, a pointer to the struct the file must decode into, does not
+// know, as the warnings CheckConfig gives for them, with their lines; none
+// when src does not parse (the caller refuses that).
+func UnknownKeys(path string, src []byte, schema interface{}) []Finding {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	dec.KnownFields(true)
+	err := dec.Decode(schema)
+	if err == nil || errors.Is(err, io.EOF) {
+		return nil
+	}
+	var out []Finding
+	for _, pe := range yamlErrors(path, string(src), err) {
+		if unknownRe().MatchString(pe.Err.Error()) {
+			out = append(out, configFinding(pe))
+		}
+	}
+	return out
+}
+
 // YAMLError is an error of the YAML parser or decoder about the file path
 // as *ParseErrors that carry the line ("tmem.yaml:3: does not parse: …"),
 // one for each value the decoder refused, joined.

@@ -170,6 +170,7 @@ func (f *factory) compactOptions(ctx context.Context, ws *layout.Workspace, opts
 	if err != nil {
 		return compact.Options{}, nil, err
 	}
+	f.warnUnknownKeys(cfg)
 	store, _ := trustStore() // none: nothing is trusted, and the refusal says so
 	o, err := cfg.Options(ws, opts.summarizer, compact.SummarizerEnv{Getenv: f.getenv, Trust: store, DryRun: opts.dryRun})
 	var ue *compact.UntrustedError
@@ -190,6 +191,15 @@ func (f *factory) compactOptions(ctx context.Context, ws *layout.Workspace, opts
 	vectors := compact.NewVectors(ctx, emb)
 	o.Similarity = vectors
 	return o, vectors, nil
+}
+
+// warnUnknownKeys names on stderr each key of tmem.yaml that tmem ignores
+// (unless -q, like compact's other notes): a typo there changes nothing,
+// silently, on every run.
+func (f *factory) warnUnknownKeys(cfg compact.Config) {
+	for _, k := range cfg.UnknownKeys() {
+		f.warnf("%s:%d: %s", k.Path, k.Line, k.Message)
+	}
 }
 
 func (f *factory) dropJournal(ws *layout.Workspace) error {

@@ -57,6 +57,8 @@ func TestCompactCmd(t *testing.T) {
 		{name: "command summarizer needs config", args: []string{"compact", "--summarizer", "command"}, code: 2, stderr: "set compact.command"},
 		{name: "unknown teammate", args: []string{"compact", "--teammate", "nobody"}, code: 2, stderr: "unknown teammate"},
 		{name: "bad config", args: []string{"compact"}, withConfig: "compact: [", code: 1, stderr: "tmem.yaml"},
+		{name: "a typo in the config is named", args: []string{"compact"}, withConfig: "compact:\n  keep_recent_days: 7\n  kep_weeks: 3\n", stderr: "tmem: tmem.yaml:3: unknown key \"kep_weeks\": tmem ignores it (a typo?)\n", compacted: true},
+		{name: "a typo in the config under -q", args: []string{"compact", "-q"}, withConfig: "compact:\n  kep_weeks: 3\n", compacted: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

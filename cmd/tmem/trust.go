@@ -58,6 +58,7 @@ func (f *factory) trust(revoke bool) error {
 	if err != nil {
 		return err
 	}
+	f.warnUnknownKeys(cfg)
 	store, err := trustStore()
 	if err != nil {
 		return err
