@@ -59,7 +59,9 @@ func commitTimes(g merge.Git) map[string]time.Time {
 	if !ok || len(times) == 0 {
 		return nil
 	}
-	st, err := g.Output("--no-optional-locks", "status", "--porcelain", "-z", "--no-renames", "--untracked-files=no", "--", typedHere)
+	// core.fsmonitor off: the repository's config could name a program
+	// for status to run, and compaction runs from cron on what git pulled.
+	st, err := g.Output("-c", "core.fsmonitor=false", "--no-optional-locks", "status", "--porcelain", "-z", "--no-renames", "--untracked-files=no", "--", typedHere)
 	if err != nil {
 		return nil
 	}

@@ -189,3 +189,30 @@ func appendTo(t *testing.T, p, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestEvolvingRunsNoHook: the git calls that date memories run no
+// program the repository's config names (core.fsmonitor, which git
+// status would run).
+func TestEvolvingRunsNoHook(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the hook is a shell script")
+	}
+	ws := fromTxtar(t, historyFiles)
+	gitRepo(t, ws)
+	dir := filepath.Dir(ws.Root)
+	marker := filepath.Join(t.TempDir(), "ran")
+	hook := filepath.Join(t.TempDir(), "hook.sh")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("git", "config", "core.fsmonitor", hook)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git config: %v\n%s", err, out)
+	}
+	touch(t, ws, day("2026-11-18"), "beacon/memory/feedback_old_commit.md")
+	runSettled(t, ws)
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("compaction ran the repository's fsmonitor hook")
+	}
+}
