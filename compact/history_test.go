@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/layout/layouttest"
 )
 
 // historyFiles is a WISDOM.md entry citing four typed memories, one of
@@ -67,14 +68,7 @@ Deploys wait for Monday.
 // the test when git is not installed.
 func gitRepo(t *testing.T, ws *layout.Workspace) (commit func(date string, files ...string)) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	home := t.TempDir()
-	for k, v := range map[string]string{"HOME": home, "XDG_CONFIG_HOME": home, "GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"} {
-		t.Setenv(k, v)
-	}
+	layouttest.IsolatedGit(t)
 	dir := filepath.Dir(ws.Root)
 	commit = func(date string, files ...string) {
 		t.Helper()

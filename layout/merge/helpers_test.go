@@ -13,6 +13,7 @@ import (
 
 	"github.com/tmemhq/tmem/compact"
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/layout/layouttest"
 	"github.com/tmemhq/tmem/layout/merge"
 )
 
@@ -34,17 +35,7 @@ func TestMain(m *testing.M) {
 }
 
 // gitEnv isolates git from the user's config.
-func gitEnv(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	home := t.TempDir()
-	for k, v := range map[string]string{"HOME": home, "XDG_CONFIG_HOME": home, "GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"} {
-		t.Setenv(k, v)
-	}
-}
+func gitEnv(t *testing.T) { layouttest.IsolatedGit(t) }
 
 // git runs git in dir and fails the test on an error.
 func git(t *testing.T, dir string, args ...string) string {
