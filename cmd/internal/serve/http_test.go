@@ -17,26 +17,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmemhq/tmem/layout/layouttest"
-	"github.com/tmemhq/tmem/recall"
 )
 
 // exampleService serves a copy of the bundled example workspace, BM25
 // only, unbound.
 func exampleService(t *testing.T) *Service {
 	t.Helper()
-	ws := layouttest.Copy(t, filepath.Join("..", "..", "..", "testdata", "example", ".teammates"))
-	now := func() time.Time { return time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC) }
-	ix, err := recall.Open(ws, recall.Options{Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ix.Close() })
-	svc, err := New(Options{Workspace: ws, Index: ix, Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { svc.Close() })
-	return svc
+	return serviceOf(t, layouttest.Copy(t, filepath.Join("..", "..", "..", "testdata", "example", ".teammates")), "")
 }
 
 // connectHTTP starts an MCP session with the SDK's client.

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,5 +85,32 @@ func TestCompactPlanScope(t *testing.T) {
 				t.Errorf("notes %q do not say an interrupted compaction is pending", out.Notes)
 			}
 		})
+	}
+}
+
+// TestCompactPlanFailedUnit plans over a daily that is a link leading
+// outside the workspace: that file fails, and the plan of everything else
+// still comes back, with the failure in it, rather than a tool error.
+func TestCompactPlanFailedUnit(t *testing.T) {
+	ws := layouttest.Copy(t, filepath.Join("..", "..", "..", "testdata", "example", ".teammates"))
+	outside := filepath.Join(t.TempDir(), "2026-10-27.md")
+	if err := os.WriteFile(outside, []byte("# 2026-10-27\n\n## Outside\n\nNot memory.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	daily := filepath.Join(ws.Root, "beacon", "memory", "2026-10-27.md")
+	if err := os.Remove(daily); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, daily); err != nil {
+		t.Fatal(err)
+	}
+	svc := serviceOf(t, ws, "")
+	var out CompactPlanOutput
+	res := callOK(t, connect(t, svc), "memory_compact_plan", map[string]any{"teammate": "beacon"}, &out)
+	if len(out.Units) == 0 {
+		t.Errorf("no units planned: %s", texts(res))
+	}
+	if len(out.Failed) == 0 || !strings.Contains(texts(res), "failed: ") {
+		t.Errorf("failed %+v, text %q: want the linked daily's failure", out.Failed, texts(res))
 	}
 }

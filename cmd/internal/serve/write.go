@@ -153,7 +153,7 @@ type CompactPlanInput struct {
 // compaction itself stays with tmem compact, run by an operator or cron.
 type CompactPlanOutput struct {
 	Units  []PlannedUnit             `json:"units"`
-	Failed []compact.Failure         `json:"failed,omitempty"`
+	Failed []compact.Failure         `json:"failed,omitempty" jsonschema:"units and files that could not be planned, each with its error; the rest of the plan stands"`
 	Kept   []compact.Kept            `json:"kept,omitempty"`
 	Merges []compact.MergeSuggestion `json:"merge_suggestions,omitempty"`
 	Notes  []string                  `json:"notes,omitempty"`
@@ -194,10 +194,17 @@ func (s *Service) CompactPlan(ctx context.Context, in CompactPlanInput) (Compact
 	if errors.Is(err, compact.ErrLocked) {
 		return CompactPlanOutput{}, fmt.Errorf("a compaction is running on this workspace; plan again when it is done: %w", err)
 	}
-	if err != nil {
+	if err != nil && !planned(ctx, res) {
 		return CompactPlanOutput{}, err
 	}
 	return planOutput(res, names), nil
+}
+
+// planned reports whether a dry run that returned an error still made a
+// plan: it did when units or files failed, which the plan lists, and the
+// call was not cancelled.
+func planned(ctx context.Context, res *compact.Result) bool {
+	return ctx.Err() == nil && res != nil && res.Plan != nil && len(res.Plan.Failed)+len(res.Failed) > 0
 }
 
 // planOutput is res as a tool result, with only the teammates in names
@@ -221,7 +228,7 @@ func planOutput(res *compact.Result, names []string) CompactPlanOutput {
 		}
 		out.Units = append(out.Units, pu)
 	}
-	for _, f := range res.Plan.Failed {
+	for _, f := range append(append([]compact.Failure{}, res.Plan.Failed...), res.Failed...) {
 		if mine(owner(f.Unit)) {
 			out.Failed = append(out.Failed, f)
 		}

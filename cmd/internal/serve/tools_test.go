@@ -1,0 +1,90 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/recall"
+)
+
+// connect serves svc to the SDK's client over in-memory transports and
+// returns the client's session, closed at the end of the test.
+func connect(t *testing.T, svc *Service) *mcp.ClientSession {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := svc.Server().Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call calls a tool and fails the test on a protocol error; a tool error
+// is in the result.
+func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: %v", name, args, err)
+	}
+	return res
+}
+
+// callOK calls a tool that must succeed and decodes its structured
+// content into out.
+func callOK(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) *mcp.CallToolResult {
+	t.Helper()
+	res := call(t, cs, name, args)
+	if res.IsError {
+		t.Fatalf("%s %v: tool error: %s", name, args, texts(res))
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("%s: structured content %s: %v", name, b, err)
+	}
+	return res
+}
+
+// texts joins a result's text contents, one a line.
+func texts(res *mcp.CallToolResult) string {
+	var all []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			all = append(all, tc.Text)
+		}
+	}
+	return strings.Join(all, "\n")
+}
+
+// serviceOf serves ws, BM25 only, on the example's today, bound to
+// teammate ("" for unbound).
+func serviceOf(t *testing.T, ws *layout.Workspace, teammate string) *Service {
+	t.Helper()
+	now := func() time.Time { return time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC) }
+	ix, err := recall.Open(ws, recall.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	svc, err := New(Options{Workspace: ws, Index: ix, Now: now, Teammate: teammate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	return svc
+}
