@@ -86,7 +86,7 @@ func (s *Service) Context(ctx context.Context, in ContextInput) (ContextOutput, 
 // SearchInput is a recall query.
 type SearchInput struct {
 	Query     string   `json:"query" jsonschema:"what to look for, in words: keywords, names, identifiers or dates (2026-06-03, week 38 of 2026)"`
-	Teammates []string `json:"teammates,omitempty" jsonschema:"teammates to search (with the shared CROSS-TEAM.md); default: the session's own teammate, or everyone the session may read"`
+	Teammates []string `json:"teammates,omitempty" jsonschema:"teammates to search (with the shared CROSS-TEAM.md), each named once; default: the session's own teammate, or everyone the session may read"`
 	K         int      `json:"k,omitempty" jsonschema:"how many hits; default 10, at most 100"`
 	Kinds     []string `json:"kinds,omitempty" jsonschema:"only hits of these kinds: typed, weekly, monthly, daily, wisdom, crossteam, archive"`
 	Since     string   `json:"since,omitempty" jsonschema:"only hits dated on or after this day, YYYY-MM-DD"`
@@ -124,14 +124,9 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (SearchOutput, err
 	if err != nil {
 		return SearchOutput{}, err
 	}
-	names, err := s.scope.searchable(in.Teammates)
+	names, err := s.searchNames(in.Teammates)
 	if err != nil {
 		return SearchOutput{}, err
-	}
-	for _, n := range names {
-		if err := s.checkTeammate(n); err != nil {
-			return SearchOutput{}, err
-		}
 	}
 	k := in.K
 	if f.active() {
@@ -157,6 +152,40 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (SearchOutput, err
 		out.Notes = append(out.Notes, noWordsNote)
 	}
 	return out, nil
+}
+
+// searchNames is the teammates a search covers: those asked for, each
+// once, every one a teammate the session may read. A list longer than the
+// team can only repeat names, and is refused before any is looked at.
+func (s *Service) searchNames(asked []string) ([]string, error) {
+	team, err := s.ws.Teammates()
+	if err != nil {
+		return nil, err
+	}
+	if len(asked) > max(len(team), 1) {
+		return nil, fmt.Errorf("teammates: %d names, but the workspace has %d teammates: name each at most once", len(asked), len(team))
+	}
+	names, err := s.scope.searchable(unique(asked))
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		if err := s.checkTeammate(n); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
+
+// unique is list without repeats, in order.
+func unique(list []string) []string {
+	var out []string
+	for _, x := range list {
+		if !contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // noWordsNote tells a caller why a BM25 search found nothing but recent

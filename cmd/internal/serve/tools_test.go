@@ -88,3 +88,28 @@ func serviceOf(t *testing.T, ws *layout.Workspace, teammate string) *Service {
 	t.Cleanup(func() { svc.Close() })
 	return svc
 }
+
+// TestSearchTeammateList asks memory_search for more teammates than the
+// workspace has (three): the list is refused by its length, before any
+// name is looked up; a short list with a repeat is searched once.
+func TestSearchTeammateList(t *testing.T) {
+	cs := connect(t, exampleService(t))
+	long := make([]string, 100000)
+	for i := range long {
+		long[i] = "beacon"
+	}
+	res := call(t, cs, "memory_search", map[string]any{"query": "bulk lookup", "teammates": long})
+	if !res.IsError || !strings.Contains(texts(res), "100000 names, but the workspace has 3 teammates") {
+		t.Errorf("a list of 100000 names: %q, want it refused by its length", texts(res))
+	}
+	var out SearchOutput
+	callOK(t, cs, "memory_search", map[string]any{"query": "bulk lookup", "teammates": []string{"beacon", "beacon"}}, &out)
+	if len(out.Hits) == 0 {
+		t.Fatal("no hits for beacon, beacon")
+	}
+	for _, h := range out.Hits {
+		if h.Teammate != "beacon" && h.Path != "CROSS-TEAM.md" {
+			t.Errorf("hit %s is not beacon's", h.Ref)
+		}
+	}
+}
