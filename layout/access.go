@@ -83,6 +83,19 @@ func (w *Workspace) ReadFile(rel string, limit int64) ([]byte, error) {
 	return b, err
 }
 
+// Open opens the workspace file rel for a caller that reads it piece by
+// piece, on the terms of ReadFile: only a regular file, never through a
+// link that leads outside, without blocking on a named pipe. The caller
+// closes it and bounds what it reads.
+func (w *Workspace) Open(rel string) (*os.File, error) {
+	r, err := w.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return openRegular(r, rel)
+}
+
 // readStamped is ReadFile that also returns the stamp of the file read.
 func (w *Workspace) readStamped(rel string, limit int64) ([]byte, FileStamp, error) {
 	if limit <= 0 {
