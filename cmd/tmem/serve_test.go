@@ -149,16 +149,17 @@ func testServeTools(t *testing.T, start startServe) {
 			FromLine   int    `json:"from_line"`
 			ToLine     int    `json:"to_line"`
 			TotalLines int    `json:"total_lines"`
+			Next       int    `json:"next_from_line"`
 			Text       string `json:"text"`
 		}
-		toolOK(t, cs, "memory_get", map[string]any{"path": "beacon/memory/project_bulk_lookup.md:2-3"}, &out)
+		res := toolOK(t, cs, "memory_get", map[string]any{"path": "beacon/memory/project_bulk_lookup.md:2-3"}, &out)
 		src, err := os.ReadFile(filepath.Join(dir, "beacon/memory/project_bulk_lookup.md"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		lines := strings.SplitAfter(string(src), "\n")
-		if out.Text != lines[1]+lines[2] || out.FromLine != 2 || out.ToLine != 3 || out.TotalLines != len(lines)-1 {
-			t.Errorf("get %+v, want lines 2-3 %q", out, lines[1]+lines[2])
+		if text := resultText(res); text != lines[1]+lines[2] || out.Text != "" || out.FromLine != 2 || out.ToLine != 3 || out.TotalLines != len(lines)-1 || out.Next != 4 {
+			t.Errorf("get %+v, text %q; want lines 2-3 %q, once", out, text, lines[1]+lines[2])
 		}
 	})
 	t.Run("memory_log and memory_remember", func(t *testing.T) {
@@ -357,11 +358,10 @@ func testServeScope(t *testing.T, start startServe) {
 		t.Run(name+" reads another teammate", func(t *testing.T) {
 			var got struct {
 				Path string `json:"path"`
-				Text string `json:"text"`
 			}
-			toolOK(t, lead, "memory_get", map[string]any{"path": "beacon/memory/project_bulk_lookup.md"}, &got)
-			if !strings.Contains(got.Text, "name:") {
-				t.Errorf("lead read %q", got.Text)
+			res := toolOK(t, lead, "memory_get", map[string]any{"path": "beacon/memory/project_bulk_lookup.md"}, &got)
+			if text := resultText(res); got.Path != "beacon/memory/project_bulk_lookup.md" || !strings.Contains(text, "name:") {
+				t.Errorf("lead read %s: %q", got.Path, text)
 			}
 			var found struct {
 				Hits []struct {
@@ -372,7 +372,7 @@ func testServeScope(t *testing.T, start startServe) {
 			if len(found.Hits) == 0 || found.Hits[0].Teammate != "beacon" {
 				t.Errorf("lead search %+v", found.Hits)
 			}
-			res := callTool(t, lead, "memory_log", map[string]any{"teammate": "beacon", "text": "x"})
+			res = callTool(t, lead, "memory_log", map[string]any{"teammate": "beacon", "text": "x"})
 			if !res.IsError || !strings.Contains(resultText(res), "refused") {
 				t.Errorf("a lead wrote another teammate's log: %s", resultText(res))
 			}

@@ -22,8 +22,8 @@ func (s *Service) Server() *mcp.Server {
 		s.Context, func(o ContextOutput) string { return o.Text })
 	addTool(srv, "memory_search", "Search a teammate's memory (typed memories, summaries, wisdom, older daily logs, the archive, CROSS-TEAM.md) by keywords and meaning. Each hit has a ref path:start-end to read more with memory_get.",
 		s.Search, renderSearch)
-	addTool(srv, "memory_get", "Read a memory file, or a range of its lines, by its path relative to the workspace or by a search hit's ref.",
-		s.Get, func(o GetOutput) string { return o.Text })
+	addToolTexts(srv, "memory_get", "Read a memory file, or a range of its lines, by its path relative to the workspace or by a search hit's ref. The text is the first text content; a call returns at most 128 KiB of it, and says where to read on when it stops short.",
+		s.Get, renderGet)
 	addTool(srv, "memory_log", "Append an entry to today's daily log: what was done, decided or learned. Mark lasting points with Decision:, Lesson: or Fact:.",
 		s.Log, func(o WriteOutput) string { return "appended to " + o.Path })
 	addTool(srv, "memory_remember", "Write a typed memory (user, feedback, project or reference) to memory/<type>_<topic>.md: create a new one, append to it, or overwrite it.",
@@ -38,6 +38,12 @@ func (s *Service) Server() *mcp.Server {
 // addTool registers a typed tool whose text content is render(output);
 // an error from fn is a tool error, and the server keeps serving.
 func addTool[In, Out any](srv *mcp.Server, name, desc string, fn func(context.Context, In) (Out, error), render func(Out) string) {
+	addToolTexts(srv, name, desc, fn, func(o Out) []string { return []string{render(o)} })
+}
+
+// addToolTexts is addTool for a tool whose result has several text
+// contents.
+func addToolTexts[In, Out any](srv *mcp.Server, name, desc string, fn func(context.Context, In) (Out, error), render func(Out) []string) {
 	mcp.AddTool(srv, &mcp.Tool{Name: name, Description: desc, InputSchema: inputSchema[In]()},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 			out, err := fn(ctx, in)
@@ -45,7 +51,11 @@ func addTool[In, Out any](srv *mcp.Server, name, desc string, fn func(context.Co
 				var zero Out
 				return nil, zero, fmt.Errorf("%s: %w", name, err)
 			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: render(out)}}}, out, nil
+			var content []mcp.Content
+			for _, t := range render(out) {
+				content = append(content, &mcp.TextContent{Text: t})
+			}
+			return &mcp.CallToolResult{Content: content}, out, nil
 		})
 }
 
@@ -96,6 +106,24 @@ func renderSearch(o SearchOutput) string {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	return b.String()
+}
+
+// renderGet is the text read and, when it stops short of the lines
+// asked for, a second text saying why and where to read on.
+func renderGet(o GetOutput) []string {
+	var why string
+	switch o.Cut {
+	case "size":
+		why = fmt.Sprintf("lines %d-%d of %s: a call returns at most %d KiB", o.FromLine, o.ToLine, o.Path, maxGetBytes>>10)
+	case "long-line":
+		why = fmt.Sprintf("line %d of %s is longer than %d KiB: only its start is shown", o.ToLine, o.Path, maxGetBytes>>10)
+	default:
+		return []string{o.Text}
+	}
+	if o.NextFromLine == 0 {
+		return []string{o.Text, "[memory_get: " + why + "; the file ends there]"}
+	}
+	return []string{o.Text, fmt.Sprintf("[memory_get: %s; read on with from_line %d]", why, o.NextFromLine)}
 }
 
 func renderList(o ListOutput) string {

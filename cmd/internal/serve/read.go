@@ -8,8 +8,6 @@ import (
 	"time"
 
 	memctx "github.com/tmemhq/tmem/context"
-	"github.com/tmemhq/tmem/internal/quote"
-	"github.com/tmemhq/tmem/internal/secrets"
 	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/recall"
 )
@@ -254,81 +252,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// GetInput names a memory file and, optionally, a line range.
-type GetInput struct {
-	Path     string `json:"path" jsonschema:"a memory file relative to the workspace (beacon/memory/feedback_no_mocks.md, CROSS-TEAM.md); a search hit's ref (path:start-end) works too"`
-	FromLine int    `json:"from_line,omitempty" jsonschema:"first line to return, from 1; default 1"`
-	MaxLines int    `json:"max_lines,omitempty" jsonschema:"how many lines at most; default: to the end of the file"`
-}
-
-// GetOutput is the file's text, or part of it.
-type GetOutput struct {
-	Path       string   `json:"path"`
-	FromLine   int      `json:"from_line"`
-	ToLine     int      `json:"to_line"`
-	TotalLines int      `json:"total_lines"`
-	Text       string   `json:"text"`
-	Redacted   []string `json:"redacted,omitempty" jsonschema:"kinds of secrets the text shows as [REDACTED:kind]"`
-}
-
-// Get returns a memory file or a range of its lines.
-func (s *Service) Get(ctx context.Context, in GetInput) (GetOutput, error) {
-	rel, from, max, err := parseRef(in)
-	if err != nil {
-		return GetOutput{}, err
-	}
-	if err := s.checkReadable(rel); err != nil {
-		return GetOutput{}, err
-	}
-	src, err := s.ws.ReadFile(rel, layout.MaxArchiveSize)
-	if err != nil {
-		return GetOutput{}, fmt.Errorf("get %s: %w", quote.IfNeeded(rel), err)
-	}
-	lines := strings.SplitAfter(string(src), "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	out := GetOutput{Path: rel, FromLine: from, TotalLines: len(lines)}
-	if from > len(lines) && !(from == 1 && len(lines) == 0) {
-		return GetOutput{}, fmt.Errorf("get %s: from_line %d is past the end (the file has %d lines)", quote.IfNeeded(rel), from, len(lines))
-	}
-	end := len(lines)
-	if max > 0 && from-1+max < end {
-		end = from - 1 + max
-	}
-	out.ToLine = end
-	text, found := secrets.Redact(strings.Join(lines[from-1:end], ""))
-	out.Text = text
-	for _, f := range found {
-		if !contains(out.Redacted, f.Kind) {
-			out.Redacted = append(out.Redacted, f.Kind)
-		}
-	}
-	return out, nil
-}
-
-// parseRef reads a path or a path:start-end ref, and the line range.
-func parseRef(in GetInput) (rel string, from, max int, err error) {
-	rel, from, max = in.Path, in.FromLine, in.MaxLines
-	if i := strings.LastIndexByte(rel, ':'); i > 0 && strings.HasSuffix(rel[:i], ".md") {
-		var a, b int
-		if _, err := fmt.Sscanf(rel[i+1:], "%d-%d", &a, &b); err != nil || a < 1 || b < a {
-			return "", 0, 0, fmt.Errorf("path %q: a ref is path:start-end with 1 <= start <= end", in.Path)
-		}
-		rel = rel[:i]
-		if from == 0 && max == 0 {
-			from, max = a, b-a+1
-		}
-	}
-	if from < 0 || max < 0 {
-		return "", 0, 0, fmt.Errorf("from_line and max_lines must not be negative")
-	}
-	if from == 0 {
-		from = 1
-	}
-	return rel, from, max, nil
 }
 
 // checkReadable allows a Markdown file inside the workspace, outside
