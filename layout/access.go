@@ -87,26 +87,28 @@ func (w *Workspace) ReadFile(rel string, limit int64) ([]byte, error) {
 // piece, on the terms of ReadFile: only a regular file, never through a
 // link that leads outside, without blocking on a named pipe. The caller
 // closes it and bounds what it reads.
-func (w *Workspace) Open(rel string) (*os.File, error) {
-	r, err := w.openRoot()
+func (w *Workspace) Open(rel string) (_ *os.File, err error) {
+	defer w.explain(rel, &err)
+	r, name, err := w.rootAt(rel, false)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	return openRegular(r, rel)
+	return openRegular(r, name, rel)
 }
 
 // readStamped is ReadFile that also returns the stamp of the file read.
-func (w *Workspace) readStamped(rel string, limit int64) ([]byte, FileStamp, error) {
+func (w *Workspace) readStamped(rel string, limit int64) (_ []byte, _ FileStamp, err error) {
+	defer w.explain(rel, &err)
 	if limit <= 0 {
 		limit = MaxFileSize
 	}
-	r, err := w.openRoot()
+	r, name, err := w.rootAt(rel, false)
 	if err != nil {
 		return nil, FileStamp{}, err
 	}
 	defer r.Close()
-	f, err := openRegular(r, rel)
+	f, err := openRegular(r, name, rel)
 	if err != nil {
 		return nil, FileStamp{}, err
 	}
@@ -114,10 +116,10 @@ func (w *Workspace) readStamped(rel string, limit int64) ([]byte, FileStamp, err
 	return readOpen(f, rel, limit)
 }
 
-// openRegular opens rel without blocking and refuses anything but a
-// regular file.
-func openRegular(r *os.Root, rel string) (*os.File, error) {
-	f, err := r.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|oNonblock, 0)
+// openRegular opens rel (name in r) without blocking and refuses
+// anything but a regular file.
+func openRegular(r *os.Root, name, rel string) (*os.File, error) {
+	f, err := r.OpenFile(name, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		return nil, accessError(rel, err)
 	}
@@ -202,13 +204,14 @@ func (w *Workspace) Stat(rel string) (fs.FileInfo, error) { return w.stat(rel, (
 // inside the workspace only).
 func (w *Workspace) Lstat(rel string) (fs.FileInfo, error) { return w.stat(rel, (*os.Root).Lstat) }
 
-func (w *Workspace) stat(rel string, fn func(*os.Root, string) (fs.FileInfo, error)) (fs.FileInfo, error) {
-	r, err := w.openRoot()
+func (w *Workspace) stat(rel string, fn func(*os.Root, string) (fs.FileInfo, error)) (_ fs.FileInfo, err error) {
+	defer w.explain(rel, &err)
+	r, name, err := w.rootAt(rel, false)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	st, err := fn(r, filepath.FromSlash(rel))
+	st, err := fn(r, name)
 	if err != nil {
 		return nil, statError(rel, err)
 	}
@@ -226,13 +229,16 @@ func statError(rel string, err error) error {
 // ReadDir lists the folder rel (walked inside the workspace only), sorted
 // by name; a folder that does not exist lists nothing. Anything else by
 // that name is refused with ErrNotFolder, opened without blocking.
-func (w *Workspace) ReadDir(rel string) ([]fs.DirEntry, error) {
-	r, err := w.openRoot()
+func (w *Workspace) ReadDir(rel string) (_ []fs.DirEntry, err error) {
+	defer w.explain(rel, &err)
+	r, name, err := w.rootAt(rel, false)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && errors.As(err, new(*ParseError)) {
+			return nil, nil // the teammate's folder does not exist
+		}
 		return nil, err
 	}
 	defer r.Close()
-	name := filepath.FromSlash(rel)
 	if rel == "" {
 		name = "."
 	}
@@ -297,13 +303,13 @@ func (w *Workspace) writeAtomic(rel string, data []byte) error {
 type guard func(r *os.Root, name string) (after func() error, err error)
 
 // replace is writeAtomic with an optional guard around the rename.
-func (w *Workspace) replace(rel string, data []byte, g guard) error {
-	r, err := w.openRoot()
+func (w *Workspace) replace(rel string, data []byte, g guard) (err error) {
+	defer w.explain(rel, &err)
+	r, name, err := w.rootAt(rel, true)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	name := filepath.FromSlash(rel)
 	dir := filepath.Dir(name)
 	if err := r.MkdirAll(dir, 0o755); err != nil {
 		return opError("mkdir", path.Dir(rel), err)
@@ -407,13 +413,14 @@ func (w *Workspace) Dir(rel string) (string, error) {
 
 // RemoveAll deletes rel and everything under it, inside the workspace
 // only: a link in it is removed, never followed.
-func (w *Workspace) RemoveAll(rel string) error {
-	r, err := w.openRoot()
+func (w *Workspace) RemoveAll(rel string) (err error) {
+	defer w.explain(rel, &err)
+	r, name, err := w.rootAt(rel, false)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	if err := r.RemoveAll(filepath.FromSlash(rel)); err != nil {
+	if err := r.RemoveAll(name); err != nil {
 		return opError("remove", rel, err)
 	}
 	return nil
@@ -422,8 +429,9 @@ func (w *Workspace) RemoveAll(rel string) error {
 // AppendFile appends data to the workspace file rel (created if missing,
 // its folder too) and fsyncs it: for logs that only grow, such as a
 // journal's record of finished steps.
-func (w *Workspace) AppendFile(rel string, data []byte) error {
-	r, name, err := w.rootFor(rel)
+func (w *Workspace) AppendFile(rel string, data []byte) (err error) {
+	defer w.explain(rel, &err)
+	r, name, err := w.rootFor(rel, true)
 	if err != nil {
 		return err
 	}
@@ -443,12 +451,9 @@ func (w *Workspace) AppendFile(rel string, data []byte) error {
 
 // rootFor checks a workspace path that tmem writes and opens the root to
 // reach it by; name is rel in the system's form. The caller closes r.
-func (w *Workspace) rootFor(rel string) (r *os.Root, name string, err error) {
+func (w *Workspace) rootFor(rel string, create bool) (r *os.Root, name string, err error) {
 	if err := checkRel(rel); err != nil {
 		return nil, "", err
 	}
-	if r, err = w.openRoot(); err != nil {
-		return nil, "", err
-	}
-	return r, filepath.FromSlash(rel), nil
+	return w.rootAt(rel, create)
 }

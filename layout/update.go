@@ -87,7 +87,7 @@ func openUnchanged(r *os.Root, rel, name string, old []byte, st FileStamp, exist
 		}
 		return nil, fmt.Errorf("%s: %w", rel, errChanged)
 	}
-	f, err := openRegular(r, rel)
+	f, err := openRegular(r, name, rel)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rel, errChanged)
 	}

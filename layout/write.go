@@ -55,8 +55,12 @@ func (w *Workspace) CreateFile(rel string, data []byte) error {
 
 // Remove deletes the workspace file rel; a file that is already gone is
 // not an error. The folder is fsynced so the removal is durable.
-func (w *Workspace) Remove(rel string) error {
-	r, name, err := w.rootFor(rel)
+func (w *Workspace) Remove(rel string) (err error) {
+	defer w.explain(rel, &err)
+	r, name, err := w.rootFor(rel, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // nor is its teammate's folder there
+	}
 	if err != nil {
 		return err
 	}
@@ -71,18 +75,23 @@ func (w *Workspace) Remove(rel string) error {
 }
 
 // Rename renames the workspace file from to to, both paths walked inside
-// the workspace only, so nothing is moved into or out of a folder that a
-// link leads outside.
-func (w *Workspace) Rename(from, to string) error {
+// the workspace only (inside one teammate's folder, for its files), so
+// nothing is moved into or out of a folder that a link leads outside.
+func (w *Workspace) Rename(from, to string) (err error) {
+	defer w.explain(from, &err)
 	if err := checkRel(to); err != nil {
 		return err
 	}
-	r, name, err := w.rootFor(from)
+	toName, err := nameBeside(from, to)
+	if err != nil {
+		return err
+	}
+	r, name, err := w.rootFor(from, false)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	if err := r.Rename(name, filepath.FromSlash(to)); err != nil {
+	if err := r.Rename(name, toName); err != nil {
 		return opError("rename", from, err)
 	}
 	return nil

@@ -1,0 +1,124 @@
+package layout
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// A path under a teammate's folder is walked from an os.Root opened on
+// that folder, so a link in it (of a folder or a file, at any depth) that
+// leads out of the folder is refused as one leading outside the workspace
+// is: into another teammate's folder, to CROSS-TEAM.md, into .index or
+// .tmp. Otherwise a session bound to one teammate would read and write
+// another's memory under its own name, and under its own lock. The
+// teammate's folder itself may be a link inside the workspace (see
+// teamFolders). Opening the folder as a root costs one fstat over
+// walking the path from the workspace root.
+
+// ErrOtherFolder is wrapped by errors about paths under a teammate's
+// folder that lead out of it, elsewhere in the workspace, through a
+// symlink. Those errors match ErrOutside too: tmem treats both alike.
+var ErrOtherFolder = errors.New("leads out of its teammate's folder through a symlink, which tmem never follows")
+
+// folderError says where a path under teammate's folder leads.
+type folderError struct{ teammate, to string }
+
+func (e *folderError) Error() string {
+	return fmt.Sprintf("leads through a symlink to %s, out of %s's folder: tmem never follows a link out of a teammate's folder", e.to, e.teammate)
+}
+
+func (e *folderError) Is(target error) bool { return target == ErrOtherFolder || target == ErrOutside }
+
+// teamPath splits a workspace path under a teammate's folder into the
+// folder's name and the path inside it; ok is false for other paths
+// (CROSS-TEAM.md, .tmp/..., templates/..., a teammate's folder itself).
+func teamPath(rel string) (teammate, inside string, ok bool) {
+	teammate, inside, ok = strings.Cut(path.Clean(rel), "/")
+	if !ok || ValidateName(teammate) != nil {
+		return "", "", false
+	}
+	return teammate, inside, true
+}
+
+// rootAt opens the root to reach rel by, and returns rel in the system's
+// form relative to it: the teammate's folder for a path under one, else
+// the workspace. With create, a teammate's folder that does not exist is
+// made first. The caller closes r.
+func (w *Workspace) rootAt(rel string, create bool) (r *os.Root, name string, err error) {
+	if r, err = w.openRoot(); err != nil {
+		return nil, "", err
+	}
+	teammate, inside, ok := teamPath(rel)
+	if !ok {
+		return r, filepath.FromSlash(rel), nil
+	}
+	defer r.Close()
+	sub, err := r.OpenRoot(teammate)
+	if errors.Is(err, fs.ErrNotExist) && create {
+		if err = r.Mkdir(teammate, 0o755); err == nil || errors.Is(err, fs.ErrExist) {
+			sub, err = r.OpenRoot(teammate)
+		}
+	}
+	if err != nil {
+		return nil, "", accessError(rel, err)
+	}
+	return sub, filepath.FromSlash(inside), nil
+}
+
+// explain turns *err, an error about rel, into one that says where rel
+// leads when rel is under a teammate's folder and leads out of it to
+// elsewhere in the workspace. It runs only when an error came up.
+func (w *Workspace) explain(rel string, err *error) {
+	if *err == nil || !errors.Is(*err, ErrOutside) || errors.Is(*err, ErrOtherFolder) {
+		return
+	}
+	teammate, _, ok := teamPath(rel)
+	if !ok {
+		return
+	}
+	if to, inside := w.leadsTo(rel); inside {
+		*err = &ParseError{Path: rel, Err: &folderError{teammate: teammate, to: to}}
+	}
+}
+
+// leadsTo returns where rel leads, workspace-relative, following every
+// link of the part of it that exists; inside is false when that is
+// outside the workspace.
+func (w *Workspace) leadsTo(rel string) (to string, inside bool) {
+	root, err := filepath.EvalSymlinks(w.Root)
+	if err != nil {
+		return "", false
+	}
+	p, rest := w.Abs(rel), ""
+	for {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			to, err := filepath.Rel(root, filepath.Join(real, rest))
+			return filepath.ToSlash(to), err == nil && filepath.IsLocal(to)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", false
+		}
+		p, rest = parent, filepath.Join(filepath.Base(p), rest)
+	}
+}
+
+// nameBeside returns to in the form rootAt gives it, for a rename from
+// from: both must be under one teammate's folder, or neither under any.
+func nameBeside(from, to string) (string, error) {
+	ft, _, fok := teamPath(from)
+	tt, inside, tok := teamPath(to)
+	switch {
+	case !fok && !tok:
+		return filepath.FromSlash(to), nil
+	case fok && tok && ft == tt:
+		return filepath.FromSlash(inside), nil
+	}
+	return "", fmt.Errorf("rename %s to %s: tmem moves a file only within one teammate's folder", from, to)
+}
