@@ -349,6 +349,8 @@ func (b *builder) readDoc(rel string) (doc *layout.Doc, why string, err error) {
 			return nil, "it is over the size limit", nil
 		case errors.Is(err, layout.ErrNotRegular):
 			return nil, "it is not a regular file", nil
+		case errors.Is(err, layout.ErrOtherFolder):
+			return nil, "it leads out of its teammate's folder", nil
 		case errors.Is(err, layout.ErrOutside):
 			return nil, "it leads outside the workspace", nil
 		}
