@@ -122,3 +122,53 @@ func nameBeside(from, to string) (string, error) {
 	}
 	return "", fmt.Errorf("rename %s to %s: tmem moves a file only within one teammate's folder", from, to)
 }
+
+// checkTeamLink reports a symlink under a teammate's folder that leads
+// out of it, real being where it leads and root the workspace, both with
+// every link followed: tmem refuses it (see rootAt).
+func checkTeamLink(rel, real, root string) []Finding {
+	teammate, _, ok := teamPath(rel)
+	if !ok {
+		return nil
+	}
+	home, err := filepath.EvalSymlinks(filepath.Join(root, teammate))
+	if err != nil || real == home || strings.HasPrefix(real, home+string(filepath.Separator)) {
+		return nil
+	}
+	to, err := filepath.Rel(root, real)
+	if err != nil {
+		return nil
+	}
+	to = filepath.ToSlash(to)
+	where := "out of " + teammate + "'s folder"
+	if other, _, _ := strings.Cut(to, "/"); ValidateName(other) == nil && isFile(filepath.Join(root, other, "SOUL.md")) {
+		where = "into another teammate's folder, " + other + "'s"
+	}
+	return []Finding{{Path: rel, Severity: SevError,
+		Message: fmt.Sprintf("symlink leads %s (to %s): tmem does not follow a link out of a teammate's folder; put the file itself here", where, to)}}
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// checkRootLink warns when the workspace folder is a symlink that leads
+// out of the folder holding it: tmem follows it, so the memory, its index
+// and its scratch files are read and written there. That may be meant.
+func (w *Workspace) checkRootLink() []Finding {
+	st, err := os.Lstat(w.Root)
+	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(w.Root)
+	if err != nil {
+		return nil
+	}
+	project, err := filepath.EvalSymlinks(filepath.Dir(w.Root))
+	if err != nil || strings.HasPrefix(real, project+string(filepath.Separator)) {
+		return nil
+	}
+	return []Finding{{Path: w.Root, Severity: SevWarning,
+		Message: fmt.Sprintf("the workspace folder is a symlink that leads out of the project folder (to %s): tmem reads and writes the memory, its index and its temp files there; if that is not meant, put the folder itself here", real)}}
+}

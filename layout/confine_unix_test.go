@@ -131,3 +131,82 @@ func TestLinkOutsideTheWorkspaceStaysErrOutside(t *testing.T) {
 		t.Errorf("err = %v, want ErrOutside only", err)
 	}
 }
+
+// TestDoctorReportsLinksOutOfATeammatesFolder: doctor names each link
+// under a teammate's folder that leads out of it as an error, and where
+// it leads; a link that stays in the folder is no finding.
+func TestDoctorReportsLinksOutOfATeammatesFolder(t *testing.T) {
+	ws := newWorkspace(t, "pipe", "quill")
+	for rel, body := range map[string]string{"quill/memory/project_q.md": "---\nname: n\ndescription: d\ntype: project\n---\nq\n", "pipe/memory/project_p.md": "---\nname: n\ndescription: d\ntype: project\n---\np\n", "CROSS-TEAM.md": "# Cross-team\n"} {
+		if err := ws.WriteFile(rel, []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	linkIn(t, ws, "pipe/memory/project_qq.md", "../../quill/memory/project_q.md")
+	linkIn(t, ws, "pipe/memory/weekly", "../../quill/memory")
+	linkIn(t, ws, "pipe/WISDOM.md", "../CROSS-TEAM.md")
+	linkIn(t, ws, "pipe/memory/project_alias.md", "project_p.md")
+	findings, err := ws.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, f := range findings {
+		got[f.String()] = true
+		if strings.Contains(f.Path, "project_alias") {
+			t.Errorf("a link inside the folder is reported: %s", f)
+		}
+	}
+	for _, want := range []string{
+		"pipe/memory/project_qq.md: error: symlink leads into another teammate's folder, quill's (to quill/memory/project_q.md): tmem does not follow a link out of a teammate's folder; put the file itself here",
+		"pipe/memory/weekly: error: symlink leads into another teammate's folder, quill's (to quill/memory): tmem does not follow a link out of a teammate's folder; put the file itself here",
+		"pipe/WISDOM.md: error: symlink leads out of pipe's folder (to CROSS-TEAM.md): tmem does not follow a link out of a teammate's folder; put the file itself here",
+	} {
+		if !got[want] {
+			t.Errorf("no finding %q in:\n%s", want, findingLines(findings))
+		}
+	}
+}
+
+// TestDoctorWarnsOfAWorkspaceLinkedOutOfTheProject: a .teammates folder
+// that is a symlink out of the folder holding it is warned of (tmem
+// writes its index and temp files there), not refused; one that links
+// within the project folder is no finding.
+func TestDoctorWarnsOfAWorkspaceLinkedOutOfTheProject(t *testing.T) {
+	elsewhere := newWorkspace(t, "pipe")
+	real, err := filepath.EvalSymlinks(elsewhere.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj := t.TempDir()
+	if err := os.Symlink(elsewhere.Root, filepath.Join(proj, DirName)); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	ws, err := Open(proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	findings, err := ws.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ws.Root + ": warning: the workspace folder is a symlink that leads out of the project folder (to " + real + "): "
+	if !strings.Contains(findingLines(findings), want) {
+		t.Errorf("no finding starting %q in:\n%s", want, findingLines(findings))
+	}
+
+	inside := newWorkspace(t, "pipe")
+	proj = filepath.Dir(inside.Root)
+	if err := os.Rename(inside.Root, filepath.Join(proj, "memory")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("memory", inside.Root); err != nil {
+		t.Fatal(err)
+	}
+	if findings, err = inside.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(findingLines(findings), "workspace folder is a symlink") {
+		t.Errorf("a workspace linked within the project is warned of:\n%s", findingLines(findings))
+	}
+}

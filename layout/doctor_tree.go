@@ -39,7 +39,7 @@ func (w *Workspace) checkTree() ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("check workspace: %w", err)
 	}
-	var out []Finding
+	out := w.checkRootLink()
 	err = filepath.WalkDir(w.Root, func(p string, d fs.DirEntry, err error) error {
 		rel := w.Rel(p)
 		if err != nil {
@@ -137,6 +137,9 @@ func checkLink(rel, p, root string) []Finding {
 	case real != root && !strings.HasPrefix(real, root+string(filepath.Separator)):
 		return []Finding{{Path: rel, Severity: SevError,
 			Message: fmt.Sprintf("symlink leads outside the workspace (to %s): tmem does not follow it; put the file itself here", real)}}
+	}
+	if f := checkTeamLink(rel, real, root); f != nil {
+		return f
 	}
 	return checkMemoryLink(rel, real)
 }
