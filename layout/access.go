@@ -21,7 +21,9 @@ import (
 // path from the root and refuses to follow a symlink (or "..") that leads
 // outside it, so a memory file, a teammate folder or .tmp that is a link
 // to elsewhere is never read, written, created or deleted through. Links
-// that stay inside the workspace work as usual. Files are opened without
+// that stay inside the workspace work as usual, but a path under a
+// teammate's folder is walked from that folder, so a link in it must stay
+// inside it (see rootAt). Files are opened without
 // blocking and refused unless they are regular files, so a named pipe
 // named like a memory file cannot hang a command; reads stop at a size
 // limit.
@@ -233,8 +235,8 @@ func (w *Workspace) ReadDir(rel string) (_ []fs.DirEntry, err error) {
 	defer w.explain(rel, &err)
 	r, name, err := w.rootAt(rel, false)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) && errors.As(err, new(*ParseError)) {
-			return nil, nil // the teammate's folder does not exist
+		if noTeamFolder(err) {
+			return nil, nil
 		}
 		return nil, err
 	}

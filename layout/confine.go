@@ -70,6 +70,12 @@ func (w *Workspace) rootAt(rel string, create bool) (r *os.Root, name string, er
 	return sub, filepath.FromSlash(inside), nil
 }
 
+// noTeamFolder reports whether err is rootAt's for a path under a
+// teammate's folder that does not exist (the workspace folder does).
+func noTeamFolder(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) && errors.As(err, new(*ParseError))
+}
+
 // explain turns *err, an error about rel, into one that says where rel
 // leads when rel is under a teammate's folder and leads out of it to
 // elsewhere in the workspace. It runs only when an error came up.

@@ -210,3 +210,25 @@ func TestDoctorWarnsOfAWorkspaceLinkedOutOfTheProject(t *testing.T) {
 		t.Errorf("a workspace linked within the project is warned of:\n%s", findingLines(findings))
 	}
 }
+
+// TestMissingTeammateFolderAndMissingWorkspace: under a teammate's folder
+// that does not exist, ReadDir lists nothing and Remove has nothing to
+// do; with no workspace folder at all, both fail.
+func TestMissingTeammateFolderAndMissingWorkspace(t *testing.T) {
+	ws := newWorkspace(t, "pipe")
+	if ents, err := ws.ReadDir("nobody/memory"); err != nil || len(ents) != 0 {
+		t.Errorf("ReadDir(nobody/memory) = %v, %v; want nothing", ents, err)
+	}
+	if err := ws.Remove("nobody/memory/project_x.md"); err != nil {
+		t.Errorf("Remove(nobody/memory/project_x.md) = %v", err)
+	}
+	if err := os.RemoveAll(ws.Root); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.ReadDir("pipe/memory"); err == nil {
+		t.Error("ReadDir with no workspace folder did not fail")
+	}
+	if err := ws.Remove("pipe/memory/project_x.md"); err == nil {
+		t.Error("Remove with no workspace folder did not fail")
+	}
+}

@@ -58,8 +58,8 @@ func (w *Workspace) CreateFile(rel string, data []byte) error {
 func (w *Workspace) Remove(rel string) (err error) {
 	defer w.explain(rel, &err)
 	r, name, err := w.rootFor(rel, false)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // nor is its teammate's folder there
+	if noTeamFolder(err) {
+		return nil
 	}
 	if err != nil {
 		return err
