@@ -93,26 +93,33 @@ func (w *Workspace) explain(rel string, err *error) {
 }
 
 // leadsTo returns where rel leads, workspace-relative, following every
-// link of the part of it that exists; inside is false when that is
-// outside the workspace.
+// link of the part of it that exists, a link to nothing too; inside is
+// false when that is outside the workspace or cannot be told.
 func (w *Workspace) leadsTo(rel string) (to string, inside bool) {
 	root, err := filepath.EvalSymlinks(w.Root)
 	if err != nil {
 		return "", false
 	}
 	p, rest := w.Abs(rel), ""
-	for {
-		real, err := filepath.EvalSymlinks(p)
-		if err == nil {
+	for range 64 {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
 			to, err := filepath.Rel(root, filepath.Join(real, rest))
 			return filepath.ToSlash(to), err == nil && filepath.IsLocal(to)
 		}
+		if link, err := os.Readlink(p); err == nil {
+			if !filepath.IsAbs(link) {
+				link = filepath.Join(filepath.Dir(p), link)
+			}
+			p = link
+			continue
+		}
 		parent := filepath.Dir(p)
 		if parent == p {
-			return "", false
+			break
 		}
 		p, rest = parent, filepath.Join(filepath.Base(p), rest)
 	}
+	return "", false
 }
 
 // nameBeside returns to in the form rootAt gives it, for a rename from

@@ -4,6 +4,7 @@ package layout
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -117,18 +118,27 @@ func TestLinksInsideATeammatesFolderWork(t *testing.T) {
 }
 
 // TestLinkOutsideTheWorkspaceStaysErrOutside: a link under a teammate's
-// folder that leads out of the workspace is refused as before, not
-// named as one into another folder.
+// folder that leads out of the workspace, to a file or to nothing, is
+// refused as before, not named as one into another folder; one to nothing
+// in another teammate's folder is named as such.
 func TestLinkOutsideTheWorkspaceStaysErrOutside(t *testing.T) {
-	ws := newWorkspace(t, "pipe")
+	ws := newWorkspace(t, "pipe", "quill")
 	outside := filepath.Join(t.TempDir(), "f.md")
 	if err := os.WriteFile(outside, []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	linkIn(t, ws, "pipe/memory/project_x.md", outside)
-	_, err := ws.ReadFile("pipe/memory/project_x.md", 0)
-	if !errors.Is(err, ErrOutside) || errors.Is(err, ErrOtherFolder) {
-		t.Errorf("err = %v, want ErrOutside only", err)
+	linkIn(t, ws, "pipe/memory/project_gone.md", "../../../nowhere/f.md")
+	linkIn(t, ws, "pipe/memory/project_q.md", "../../quill/memory/project_gone.md")
+	for _, rel := range []string{"pipe/memory/project_x.md", "pipe/memory/project_gone.md"} {
+		_, err := ws.ReadFile(rel, 0)
+		if !errors.Is(err, ErrOutside) || errors.Is(err, ErrOtherFolder) {
+			t.Errorf("%s: err = %v, want ErrOutside only", rel, err)
+		}
+	}
+	_, err := ws.ReadFile("pipe/memory/project_q.md", 0)
+	if want := "to quill/memory/project_gone.md, out of pipe's folder"; !errors.Is(err, ErrOtherFolder) || !strings.Contains(fmt.Sprint(err), want) {
+		t.Errorf("err = %v, want ErrOtherFolder naming %q", err, want)
 	}
 }
 
