@@ -137,6 +137,18 @@ func (s ArchiveSection) PartOf(text string) ArchiveSection {
 // fence or HTML block the text leaves open (see closerOf), end marker.
 func (s ArchiveSection) Render() string {
 	var b strings.Builder
+	b.WriteString(s.header())
+	b.WriteString(s.Text)
+	if closer := closerOf(s.Text); closer != "" {
+		b.WriteString(closer + "\n")
+	}
+	b.WriteString("<!-- tmem:end " + s.Source + " -->\n")
+	return b.String()
+}
+
+// header is the section's header line.
+func (s ArchiveSection) header() string {
+	var b strings.Builder
 	fmt.Fprintf(&b, "<!-- tmem:archive %s sha256:%s lines:%d archived:%s", s.Source, s.SHA, s.Lines, s.Archived)
 	for _, f := range []struct {
 		on   bool
@@ -147,11 +159,6 @@ func (s ArchiveSection) Render() string {
 		}
 	}
 	b.WriteString(" -->\n")
-	b.WriteString(s.Text)
-	if closer := closerOf(s.Text); closer != "" {
-		b.WriteString(closer + "\n")
-	}
-	b.WriteString("<!-- tmem:end " + s.Source + " -->\n")
 	return b.String()
 }
 

@@ -266,7 +266,7 @@ func (w *Workspace) checkArchive(f File) []Finding {
 	for _, s := range secs {
 		if s.Edited || !s.Part && !s.Verify() {
 			out = append(out, Finding{Path: f.Path, Line: s.Header, Severity: SevWarning,
-				Message: fmt.Sprintf("the archived %s was changed by hand: it no longer restores the original (sha256 %s…)", s.Source, s.SHA[:12])})
+				Message: fmt.Sprintf("the archived %s was changed by hand: it no longer restores the original (sha256 %s…); if that was meant (a secret taken out, say), 'tmem doctor --accept-archive-edits' records it as it now is", s.Source, s.SHA[:12])})
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -12,7 +13,7 @@ import (
 )
 
 func newDoctorCmd(f *factory) *cobra.Command {
-	var fix bool
+	var fix, accept bool
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check every memory file and report problems",
@@ -33,24 +34,33 @@ With --fix it first sets up the merge driver in the repository's local git
 config and settles daily logs that a merge left in a modify/delete
 conflict (compaction removed the daily on one side, the other appended to
 it): the appended entries are kept in the daily, staged, and reported.
+With --accept-archive-edits it first records the archive sections a person
+changed (a secret taken out, say) as they now are, so that they verify
+again; restoring one then gives the text as edited.
 It also says whether an embedding model is installed (without one, recall
 is BM25-only; that is an info line, not a finding). Exit 0 when clean, 1
 with findings.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.doctor(fix)
+			return f.doctor(background(cmd), fix, accept)
 		},
 	}
 	cmd.Flags().BoolVar(&fix, "fix", false, "set up the git merge driver and settle compacted dailies a merge left in conflict")
+	cmd.Flags().BoolVar(&accept, "accept-archive-edits", false, "record archive sections changed by hand (a secret taken out, say) as they now are, so that they verify again")
 	return cmd
 }
 
 // doctor checks the workspace, after fixing what --fix fixes, and prints
 // the findings; errFindings when any of them fails doctor.
-func (f *factory) doctor(fix bool) error {
+func (f *factory) doctor(ctx context.Context, fix, accept bool) error {
 	ws, err := f.Workspace()
 	if err != nil {
 		return err
+	}
+	if accept {
+		if err := f.acceptArchiveEdits(ctx, ws); err != nil {
+			return err
+		}
 	}
 	if fix {
 		did, err := merge.Fix(ws, "tmem")
@@ -123,4 +133,23 @@ func (f *factory) modelFindings() []layout.Finding {
 		return []layout.Finding{{Path: "(model)", Severity: layout.SevInfo, Message: "no user cache folder to find an embedding model in: recall is BM25-only; set TMEM_MODEL or --model"}}
 	}
 	return minilm.Check(dir)
+}
+
+// acceptArchiveEdits reseals every teammate's archive sections changed by
+// hand and says what it did.
+func (f *factory) acceptArchiveEdits(ctx context.Context, ws *layout.Workspace) error {
+	mates, err := ws.Teammates()
+	if err != nil {
+		return err
+	}
+	for _, m := range mates {
+		did, err := ws.ResealArchives(ctx, m.Name)
+		for _, d := range did {
+			f.warnf("%s", d)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
