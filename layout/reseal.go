@@ -19,7 +19,7 @@ func (w *Workspace) ResealArchives(ctx context.Context, name string) ([]string, 
 	}
 	var did []string
 	for _, f := range files {
-		if f.Kind != KindArchive {
+		if f.Kind != KindArchive || !w.needsReseal(f.Path) {
 			continue
 		}
 		var notes []string
@@ -63,4 +63,24 @@ func reseal(path string, src []byte) ([]byte, []string, error) {
 		notes = append(notes, fmt.Sprintf("%s:%d: recorded the archived %s as changed by hand (sha256 %s…)", path, s.Header, s.Source, s.SHA[:12]))
 	}
 	return []byte(strings.Join(lines, "")), notes, nil
+}
+
+// needsReseal reports whether the archive file at rel has a section
+// changed by hand; one that cannot be read or parsed is for doctor to
+// report.
+func (w *Workspace) needsReseal(rel string) bool {
+	src, err := w.ReadFile(rel, MaxArchiveSize)
+	if err != nil {
+		return false
+	}
+	secs, err := ParseArchive(rel, src)
+	if err != nil {
+		return false
+	}
+	for _, s := range secs {
+		if !s.Part && (s.Edited || !s.Verify()) {
+			return true
+		}
+	}
+	return false
 }

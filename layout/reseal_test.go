@@ -2,6 +2,7 @@ package layout
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 )
@@ -54,6 +55,16 @@ func TestResealArchives(t *testing.T) {
 	}
 	if !strings.Contains(string(b), secs[3].Render()) {
 		t.Error("the untouched section was rewritten")
+	}
+	st, err := os.Stat(ws.Abs(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if did, err := ws.ResealArchives(context.Background(), "beacon"); err != nil || len(did) != 0 {
+		t.Fatalf("a second ResealArchives = %q, %v; want nothing to do", did, err)
+	}
+	if st2, err := os.Stat(ws.Abs(rel)); err != nil || !os.SameFile(st, st2) {
+		t.Error("an archive with nothing to record was written again")
 	}
 }
 
