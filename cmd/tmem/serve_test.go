@@ -227,6 +227,19 @@ func testServeTools(t *testing.T, start startServe) {
 			t.Errorf("a dry run changed the files:\n%s\n---\n%s", before, after)
 		}
 	})
+	t.Run("memory_compact_plan names unknown config keys", func(t *testing.T) {
+		if err := os.WriteFile(filepath.Join(dir, "tmem.yaml"), []byte("compact:\n  kep_weeks: 3\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(filepath.Join(dir, "tmem.yaml"))
+		var out struct {
+			Notes []string `json:"notes"`
+		}
+		toolOK(t, cs, "memory_compact_plan", map[string]any{"teammate": "beacon"}, &out)
+		if !strings.Contains(strings.Join(out.Notes, "\n"), `tmem.yaml:2: unknown key "kep_weeks"`) {
+			t.Errorf("notes %q do not name the unknown key", out.Notes)
+		}
+	})
 }
 
 func TestServeBadInput(t *testing.T) { forEachTransport(t, testServeBadInput) }

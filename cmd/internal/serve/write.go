@@ -197,7 +197,11 @@ func (s *Service) CompactPlan(ctx context.Context, in CompactPlanInput) (Compact
 	if err != nil && !planned(ctx, res) {
 		return CompactPlanOutput{}, err
 	}
-	return planOutput(res, names), nil
+	out := planOutput(res, names)
+	for _, k := range cfg.UnknownKeys() {
+		out.Notes = append(out.Notes, fmt.Sprintf("%s:%d: %s", k.Path, k.Line, k.Message))
+	}
+	return out, nil
 }
 
 // planned reports whether a dry run that returned an error still made a
