@@ -156,12 +156,8 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (SearchOutput, err
 // once, every one a teammate the session may read. A list longer than the
 // team can only repeat names, and is refused before any is looked at.
 func (s *Service) searchNames(asked []string) ([]string, error) {
-	team, err := s.ws.Teammates()
-	if err != nil {
+	if err := s.checkListLength(asked); err != nil {
 		return nil, err
-	}
-	if len(asked) > max(len(team), 1) {
-		return nil, fmt.Errorf("teammates: %d names, but the workspace has %d teammates: name each at most once", len(asked), len(team))
 	}
 	names, err := s.scope.searchable(unique(asked))
 	if err != nil {
@@ -173,6 +169,23 @@ func (s *Service) searchNames(asked []string) ([]string, error) {
 		}
 	}
 	return names, nil
+}
+
+// checkListLength refuses a list of more names than the team has; the
+// team is listed only for a list of two or more (a search usually names
+// one teammate or none, and this is on every search's path).
+func (s *Service) checkListLength(asked []string) error {
+	if len(asked) < 2 {
+		return nil
+	}
+	team, err := s.ws.Teammates()
+	if err != nil {
+		return err
+	}
+	if len(asked) > len(team) {
+		return fmt.Errorf("teammates: %d names, but the workspace has %d teammates: name each at most once", len(asked), len(team))
+	}
+	return nil
 }
 
 // unique is list without repeats, in order.
