@@ -35,14 +35,23 @@ func (w *Workspace) CheckConfig(name string, schema interface{}) []Finding {
 		return []Finding{{Path: name, Severity: SevError, Message: err.Error()}}
 	}
 	out := checkBOM(name, src)
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	dec.KnownFields(true)
-	if err = dec.Decode(schema); err != nil && !errors.Is(err, io.EOF) { // io.EOF: an empty file
-		for _, pe := range yamlErrors(name, string(src), err) {
-			out = append(out, configFinding(pe))
-		}
+	for _, pe := range decodeErrors(name, src, schema) {
+		out = append(out, configFinding(pe))
 	}
 	return out
+}
+
+// decodeErrors decodes the YAML src (the file path) into schema, keys it
+// does not know counting as errors, and returns the errors with their
+// lines; none for an empty file.
+func decodeErrors(path string, src []byte, schema interface{}) []*ParseError {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	dec.KnownFields(true)
+	err := dec.Decode(schema)
+	if err == nil || errors.Is(err, io.EOF) { // io.EOF: an empty file
+		return nil
+	}
+	return yamlErrors(path, string(src), err)
 }
 
 // UnknownKeys returns the keys of the YAML src (the file path) that
@@ -50,14 +59,8 @@ func (w *Workspace) CheckConfig(name string, schema interface{}) []Finding {
 // know, as the warnings CheckConfig gives for them, with their lines; none
 // when src does not parse (the caller refuses that).
 func UnknownKeys(path string, src []byte, schema interface{}) []Finding {
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	dec.KnownFields(true)
-	err := dec.Decode(schema)
-	if err == nil || errors.Is(err, io.EOF) {
-		return nil
-	}
 	var out []Finding
-	for _, pe := range yamlErrors(path, string(src), err) {
+	for _, pe := range decodeErrors(path, src, schema) {
 		if unknownRe().MatchString(pe.Err.Error()) {
 			out = append(out, configFinding(pe))
 		}
