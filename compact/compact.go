@@ -240,6 +240,15 @@ type MergeSuggestion struct {
 	Reason   string   `json:"reason"`
 }
 
+// String is the suggestion as compact prints it: a merge of two entries,
+// or one entry like no other to shorten by hand.
+func (m MergeSuggestion) String() string {
+	if len(m.Entries) == 1 {
+		return fmt.Sprintf("suggest shortening %s's WISDOM.md entry %q: %s", m.Teammate, m.Entries[0], m.Reason)
+	}
+	return fmt.Sprintf("suggest merging %s's WISDOM.md entries %q: %s", m.Teammate, m.Entries, m.Reason)
+}
+
 // Result is what a compaction did.
 type Result struct {
 	DryRun  bool     `json:"dry_run"`

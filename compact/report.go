@@ -83,7 +83,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "held %s: the model wrote %d sentence(s) its sources do not support, e.g. %q; read %s, then tmem compact --apply %s (or --discard)\n", pr.ID, len(pr.Unsupported), first(pr.Unsupported), pr.File, pr.ID)
 	}
 	for _, m := range p.Merges {
-		fmt.Fprintf(&b, "suggest merging %s WISDOM.md entries %q: %s\n", m.Teammate, m.Entries, m.Reason)
+		fmt.Fprintln(&b, m)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

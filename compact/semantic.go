@@ -503,47 +503,70 @@ func (pl *planner) writeWisdom(ub *unit, w *wisdomDoc) error {
 }
 
 // suggestMerges suggests merging the least-reinforced entries while
-// WISDOM.md is over its token budget. Nothing is truncated.
+// WISDOM.md is over its token budget, each with the entry most like it
+// when that one is alike enough to cluster with it (Options.Threshold).
+// An entry like no other is named alone, to shorten or drop by hand: a
+// pair of unrelated entries is no merge. Nothing is truncated.
 func (pl *planner) suggestMerges(w *wisdomDoc) {
-	content := string(pl.overlay[w.rel].Content)
-	over := Tokens(content) - pl.o.WisdomBudget
-	entries := w.entries
-	if over <= 0 || len(entries) < 2 {
+	tokens := Tokens(string(pl.overlay[w.rel].Content))
+	over := tokens - pl.o.WisdomBudget
+	if over <= 0 || len(w.entries) < 2 {
 		return
 	}
-	order := append([]*wisdomEntry(nil), entries...)
+	order := append([]*wisdomEntry(nil), w.entries...)
 	sort.SliceStable(order, func(i, j int) bool { return len(order[i].Cites) < len(order[j].Cites) })
 	done := map[*wisdomEntry]bool{}
+	var alone *wisdomEntry
 	for _, we := range order {
 		if over <= 0 {
-			break
+			return
 		}
 		if done[we] {
 			continue
 		}
-		var best *wisdomEntry
-		bs := -1.0
-		for _, o := range entries {
-			if o == we || done[o] {
-				continue
-			}
-			if s := pl.o.Similarity.Similarity(we.Title+" "+we.Text, o.Title+" "+o.Text); s > bs {
-				best, bs = o, s
-			}
-		}
+		best := pl.likest(we, w.entries, done)
 		if best == nil {
-			break
+			if alone == nil {
+				alone = we
+			}
+			continue
 		}
 		done[we], done[best] = true, true
-		// Titles are redacted: the plan goes to stdout and MCP clients,
-		// which never see a secret a person wrote into WISDOM.md.
-		a, _ := secrets.Redact(we.Title)
-		b, _ := secrets.Redact(best.Title)
-		pl.p.Merges = append(pl.p.Merges, MergeSuggestion{
-			Teammate: pl.name,
-			Entries:  []string{a, b},
-			Reason:   fmt.Sprintf("WISDOM.md is about %d tokens, over its budget of %d; %q is reinforced by %d memories", Tokens(content), pl.o.WisdomBudget, a, len(we.Cites)),
-		})
+		pl.p.Merges = append(pl.p.Merges, pl.mergeSuggestion(tokens, we, best))
 		over -= Tokens(we.render())
 	}
+	if over > 0 && alone != nil {
+		pl.p.Merges = append(pl.p.Merges, pl.mergeSuggestion(tokens, alone, nil))
+	}
+}
+
+// likest returns the entry of entries most like we, not we and not done,
+// when it is alike enough to cluster with we; nil when none is.
+func (pl *planner) likest(we *wisdomEntry, entries []*wisdomEntry, done map[*wisdomEntry]bool) *wisdomEntry {
+	var best *wisdomEntry
+	bs := pl.o.Threshold
+	for _, o := range entries {
+		if o == we || done[o] {
+			continue
+		}
+		if s := pl.o.Similarity.Similarity(we.Title+" "+we.Text, o.Title+" "+o.Text); s >= bs {
+			best, bs = o, s
+		}
+	}
+	return best
+}
+
+// mergeSuggestion suggests merging we with other, or shortening we by
+// hand when other is nil. Titles are redacted: the plan goes to stdout and
+// MCP clients, which never see a secret a person wrote into WISDOM.md.
+func (pl *planner) mergeSuggestion(tokens int, we, other *wisdomEntry) MergeSuggestion {
+	a, _ := secrets.Redact(we.Title)
+	over := fmt.Sprintf("WISDOM.md is about %d tokens, over its budget of %d", tokens, pl.o.WisdomBudget)
+	if other == nil {
+		return MergeSuggestion{Teammate: pl.name, Entries: []string{a},
+			Reason: fmt.Sprintf("%s; no entry is alike enough to merge with %q, reinforced by %d memories: shorten or remove it by hand", over, a, len(we.Cites))}
+	}
+	b, _ := secrets.Redact(other.Title)
+	return MergeSuggestion{Teammate: pl.name, Entries: []string{a, b},
+		Reason: fmt.Sprintf("%s; %q is reinforced by %d memories", over, a, len(we.Cites))}
 }

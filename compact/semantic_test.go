@@ -391,3 +391,46 @@ func TestMergeSuggestionsRedacted(t *testing.T) {
 		t.Errorf("first suggestion %q does not name the entry with its marker", m.Entries)
 	}
 }
+
+// TestMergeSuggestionsPairAlike: an over-budget WISDOM.md gets a merge
+// suggested only for entries alike enough to cluster; an entry like no
+// other is named alone, to shorten by hand, never paired with an
+// unrelated one.
+func TestMergeSuggestionsPairAlike(t *testing.T) {
+	ws := fromTxtar(t, `-- beacon/SOUL.md --
+# Beacon
+-- beacon/WISDOM.md --
+# Wisdom
+
+## Dashboards live in the ops folder
+
+Every service dashboard is kept in the ops folder of the monorepo.
+
+## Run integration tests against staging
+
+Run the integration tests against the staging database before each release.
+
+## Integration tests run against staging
+
+Integration tests run against the staging database before every release.
+`)
+	res, err := Run(context.Background(), ws, Options{Semantic: true, Now: fixed("2026-11-18"), WisdomBudget: 20, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pairs, alone [][]string
+	for _, m := range res.Plan.Merges {
+		if len(m.Entries) == 2 {
+			pairs = append(pairs, m.Entries)
+		} else {
+			alone = append(alone, m.Entries)
+		}
+	}
+	wantPair := [][]string{{"Run integration tests against staging", "Integration tests run against staging"}}
+	if !reflect.DeepEqual(pairs, wantPair) {
+		t.Errorf("pairs %q, want only the two alike entries %q", pairs, wantPair)
+	}
+	if want := [][]string{{"Dashboards live in the ops folder"}}; !reflect.DeepEqual(alone, want) {
+		t.Errorf("entries named alone %q, want %q", alone, want)
+	}
+}

@@ -260,7 +260,8 @@ func (f *factory) printFailures(res *compact.Result) {
 	}
 }
 
-// reportApplied says under -v what a compaction did and suggests.
+// reportApplied says under -v what a compaction did, and warns (unless
+// -q) of an over-budget WISDOM.md: it goes whole into every prompt.
 func (f *factory) reportApplied(res *compact.Result, plan *compact.Plan) {
 	if res.Resumed {
 		f.infof("finished an interrupted compaction")
@@ -273,6 +274,6 @@ func (f *factory) reportApplied(res *compact.Result, plan *compact.Plan) {
 		f.infof("kept %s: %s", k.Path, k.Reason)
 	}
 	for _, m := range plan.Merges {
-		f.infof("suggest merging %s WISDOM.md entries %q: %s", m.Teammate, m.Entries, m.Reason)
+		f.warnf("%s", m) // WISDOM.md goes whole into every prompt
 	}
 }
