@@ -2,10 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tmemhq/tmem/internal/secrets"
 	"github.com/tmemhq/tmem/layout"
 )
 
@@ -15,28 +19,36 @@ type showDoc struct {
 	Frontmatter map[string]interface{} `json:"frontmatter"`
 	Title       string                 `json:"title"`
 	Entries     []layout.Entry         `json:"entries"`
+	Redacted    []string               `json:"redacted,omitempty"` // rules of the secrets shown as [REDACTED:kind]
 }
 
 func newShowCmd(f *factory) *cobra.Command {
+	var raw bool
 	cmd := &cobra.Command{
 		Use:   "show PATH",
 		Short: "Print a memory file (with --json: frontmatter and entries)",
 		Long: `Print a memory file. PATH is relative to the workspace root (as tmem list
 prints it) or to the current folder. With --json, print its parsed
-frontmatter, title and entries with their line ranges.`,
+frontmatter, title and entries with their line ranges.
+
+A secret in the file (a token, a key, a password) is shown as
+[REDACTED:kind], as tmem context, tmem recall and memory_get show it, and
+stderr names its line; lines keep their numbers. --raw prints the file as
+it is.`,
 		Example: `  tmem show beacon/memory/2026-03-14.md
   tmem show --json beacon/memory/feedback_no_mocks.md`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.show(args[0])
+			return f.show(args[0], raw)
 		},
 	}
+	cmd.Flags().BoolVar(&raw, "raw", false, "print secrets as they are written, not as [REDACTED:kind]")
 	return cmd
 }
 
 // show prints the file at p (see layout's RelPath), or under --json its
-// frontmatter, title and entries.
-func (f *factory) show(p string) error {
+// frontmatter, title and entries; secrets redacted unless raw.
+func (f *factory) show(p string, raw bool) error {
 	ws, err := f.Workspace()
 	if err != nil {
 		return err
@@ -56,17 +68,44 @@ func (f *factory) show(p string) error {
 		return layout.ReadError(rel, err)
 	}
 	if !f.json {
-		if err := layout.CheckText(rel, src); err != nil {
-			return err
-		}
-		_, err = f.stdout.Write(src)
-		return err
+		return f.printText(rel, src, raw)
 	}
-	return f.printDoc(rel, src)
+	return f.printDoc(rel, src, raw)
 }
 
-// printDoc prints the file rel, whose bytes are src, parsed, as JSON.
-func (f *factory) printDoc(rel string, src []byte) error {
+// printText prints the file rel, whose bytes are src, as it is, secrets
+// redacted in place unless raw (stderr names their lines).
+func (f *factory) printText(rel string, src []byte, raw bool) error {
+	if err := layout.CheckText(rel, src); err != nil {
+		return err
+	}
+	text, found := string(src), []secrets.Finding(nil)
+	if !raw {
+		text, found = secrets.RedactLines(text)
+	}
+	if _, err := io.WriteString(f.stdout, text); err != nil {
+		return err
+	}
+	f.warnShownRedacted(rel, found)
+	return nil
+}
+
+// warnShownRedacted names on stderr the lines of rel whose secrets were
+// shown as [REDACTED:kind].
+func (f *factory) warnShownRedacted(rel string, found []secrets.Finding) {
+	if len(found) == 0 {
+		return
+	}
+	var at []string
+	for _, s := range found {
+		at = append(at, fmt.Sprintf("%d (%s)", s.Line, s.Rule))
+	}
+	f.warnf("%s: %d secret(s) shown as [REDACTED:kind], at line %s; --raw prints them", rel, len(found), strings.Join(at, ", "))
+}
+
+// printDoc prints the file rel, whose bytes are src, parsed, as JSON;
+// secrets redacted unless raw.
+func (f *factory) printDoc(rel string, src []byte, raw bool) error {
 	d, err := layout.Parse(rel, src)
 	if err != nil {
 		return err
@@ -78,7 +117,51 @@ func (f *factory) printDoc(rel string, src []byte) error {
 	if out.Entries == nil {
 		out.Entries = []layout.Entry{}
 	}
+	if !raw {
+		out.redact()
+	}
 	return f.printJSON(out)
+}
+
+// redact shows every secret of d's strings as [REDACTED:kind] and lists
+// the rules found in d.Redacted.
+func (d *showDoc) redact() {
+	rules := map[string]bool{}
+	r := func(s string) string {
+		out, found := secrets.Redact(s)
+		for _, x := range found {
+			rules[x.Rule] = true
+		}
+		return out
+	}
+	d.Title = r(d.Title)
+	for i := range d.Entries {
+		d.Entries[i].Heading, d.Entries[i].Text = r(d.Entries[i].Heading), r(d.Entries[i].Text)
+	}
+	d.Frontmatter = redactValue(d.Frontmatter, r).(map[string]interface{})
+	for rule := range rules {
+		d.Redacted = append(d.Redacted, rule)
+	}
+	sort.Strings(d.Redacted)
+}
+
+// redactValue applies r to every string in the JSON value v, keys too.
+func redactValue(v interface{}, r func(string) string) interface{} {
+	switch x := v.(type) {
+	case string:
+		return r(x)
+	case map[string]interface{}:
+		out := make(map[string]interface{}, len(x))
+		for k, val := range x {
+			out[r(k)] = redactValue(val, r)
+		}
+		return out
+	case []interface{}:
+		for i, val := range x {
+			x[i] = redactValue(val, r)
+		}
+	}
+	return v
 }
 
 // jsonable converts YAML values (maps with interface keys) for encoding/json.

@@ -58,15 +58,33 @@ func Redact(text string) (string, []Finding) {
 	return replace(text, fs), fs
 }
 
+// RedactLines is Redact keeping every line where it was: a secret over
+// several lines (a private key) leaves its marker on its first line and
+// the others empty, so that line numbers still point into the file.
+func RedactLines(text string) (string, []Finding) {
+	fs := Scan(text)
+	if len(fs) == 0 {
+		return text, nil
+	}
+	return replaceKeeping(text, fs, true), fs
+}
+
 // replace swaps each finding's span for its marker; fs is sorted and
 // does not overlap.
-func replace(text string, fs []Finding) string {
+func replace(text string, fs []Finding) string { return replaceKeeping(text, fs, false) }
+
+// replaceKeeping is replace, keeping the line breaks of each span after
+// its marker when lines is set.
+func replaceKeeping(text string, fs []Finding, lines bool) string {
 	var b strings.Builder
 	b.Grow(len(text))
 	at := 0
 	for _, f := range fs {
 		b.WriteString(text[at:f.Start])
 		b.WriteString(Marker(f.Kind))
+		if lines {
+			b.WriteString(strings.Repeat("\n", strings.Count(text[f.Start:f.End], "\n")))
+		}
 		at = f.End
 	}
 	b.WriteString(text[at:])

@@ -225,6 +225,36 @@ func TestRedact(t *testing.T) {
 	}
 }
 
+// TestRedactLines: every line stays where it was, a private key block
+// leaving its marker on its first line and its other lines empty, and
+// the text after it at its own line number.
+func TestRedactLines(t *testing.T) {
+	id := "AKIA" + rnd(73, base32Chars, 16)
+	block := pemBlock("EC PRIVATE KEY", 74)
+	text := "a " + id + "\n" + block + "\nb\n"
+	got, fs := RedactLines(text)
+	if len(fs) != 2 {
+		t.Fatalf("RedactLines found %d secrets, want 2", len(fs))
+	}
+	if n, m := strings.Count(got, "\n"), strings.Count(text, "\n"); n != m {
+		t.Errorf("RedactLines gave %d lines for %d:\n%s", n, m, got)
+	}
+	lines := strings.Split(got, "\n")
+	want := []string{"a [REDACTED:aws-access-key]", "[REDACTED:private-key]", ""}
+	if !reflect.DeepEqual(lines[:3], want) {
+		t.Errorf("first lines %q, want %q", lines[:3], want)
+	}
+	if last := lines[len(lines)-2]; last != "b" {
+		t.Errorf("the line after the key is %q, want b", last)
+	}
+	if again, fs := RedactLines(got); again != got || len(fs) != 0 {
+		t.Errorf("RedactLines left %d secrets", len(fs))
+	}
+	if plain, _ := RedactLines("no secret here\n"); plain != "no secret here\n" {
+		t.Errorf("text without secrets changed: %q", plain)
+	}
+}
+
 func TestRedactAdjacentSecrets(t *testing.T) {
 	id := "AKIA" + rnd(80, base32Chars, 16)
 	block := pemBlock("RSA PRIVATE KEY", 81)
