@@ -244,9 +244,11 @@ func redactBlock(text string, start, end int) (string, []string) {
 		if f.End <= start || f.Start >= end {
 			continue
 		}
-		b.WriteString(text[at:max(at, f.Start)])
+		from := max(at, f.Start)
+		b.WriteString(text[at:from])
 		b.WriteString(secrets.Marker(f.Kind))
 		at = min(f.End, end)
+		b.WriteString(strings.Repeat("\n", strings.Count(text[from:at], "\n"))) // lines keep their numbers
 		if !contains(kinds, f.Kind) {
 			kinds = append(kinds, f.Kind)
 		}

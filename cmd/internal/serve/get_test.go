@@ -155,6 +155,9 @@ func TestGetRedactsAcrossCut(t *testing.T) {
 			if strings.Contains(text, "[REDACTED:private-key]") != (len(out.Redacted) > 0) {
 				t.Errorf("get %v: redacted %q, text %q", args, out.Redacted, text)
 			}
+			if n := strings.Count(strings.TrimSuffix(text, "\n"), "\n") + 1; n != out.ToLine-out.FromLine+1 {
+				t.Errorf("get %v: %d lines of text for lines %d-%d", args, n, out.FromLine, out.ToLine)
+			}
 			if out.Cut == "" || out.NextFromLine == 0 {
 				break
 			}
