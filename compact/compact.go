@@ -17,10 +17,10 @@ import (
 // while it plans and applies, and dry runs share while they plan.
 const LockName = "compact"
 
-// runLockName is the workspace-wide lock a compaction that writes holds
+// RunLockName is the workspace-wide lock a compaction that writes holds
 // from its start, so that a second one fails at once rather than waiting
 // as it does for dry runs.
-const runLockName = "compact-run"
+const RunLockName = "compact-run"
 
 // dryRunWait bounds how long a compaction waits for the dry runs under
 // way (they only read, and take seconds at most) to let go of LockName.
@@ -337,7 +337,7 @@ func Run(ctx context.Context, ws *layout.Workspace, opts Options) (*Result, erro
 }
 
 // lockRun takes the locks of a run. Dry runs share LockName (see
-// lockDryRun). A compaction takes runLockName (ErrLocked at once while
+// lockDryRun). A compaction takes RunLockName (ErrLocked at once while
 // another compaction runs), then LockName alone, waiting up to dryRunWait
 // for the dry runs under way, so that a plan asked for as a cron job
 // starts does not make the job fail.
@@ -349,7 +349,7 @@ func lockRun(ctx context.Context, ws *layout.Workspace, opts *Options, res *Resu
 	if err != nil {
 		return nil, fmt.Errorf("compact: %w", err)
 	}
-	unlockRun, ok, err := ws.TryLockWorkspace(runLockName)
+	unlockRun, ok, err := ws.TryLockWorkspace(RunLockName)
 	if err != nil || !ok {
 		return nil, lockFailed(err)
 	}

@@ -72,12 +72,14 @@ func TestCompactCmd(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if tt.lockHeld {
-				unlock, ok, err := ws.TryLockWorkspace(compact.LockName)
-				if err != nil || !ok {
-					t.Fatalf("lock: %v %v", ok, err)
+			if tt.lockHeld { // as a compaction under way holds them
+				for _, name := range []string{compact.RunLockName, compact.LockName} {
+					unlock, ok, err := ws.TryLockWorkspace(name)
+					if err != nil || !ok {
+						t.Fatalf("lock %s: %v %v", name, ok, err)
+					}
+					defer unlock()
 				}
-				defer unlock()
 			}
 			args := append([]string{"--dir", dir, "--now", "2026-11-18"}, tt.args...)
 			code, stdout, stderr := runTmem(t, args...)
