@@ -17,8 +17,8 @@ import (
 // .tmp. Otherwise a session bound to one teammate would read and write
 // another's memory under its own name, and under its own lock. The
 // teammate's folder itself may be a link inside the workspace (see
-// teamFolders). Opening the folder as a root costs one fstat over
-// walking the path from the workspace root.
+// teamFolders). A folder that is no link, the usual case, is opened by
+// its path, checked to be the folder lstat saw (see openFolder).
 
 // ErrOtherFolder is wrapped by errors about paths under a teammate's
 // folder that lead out of it, elsewhere in the workspace, through a
@@ -50,12 +50,49 @@ func teamPath(rel string) (teammate, inside string, ok bool) {
 // the workspace. With create, a teammate's folder that does not exist is
 // made first. The caller closes r.
 func (w *Workspace) rootAt(rel string, create bool) (r *os.Root, name string, err error) {
-	if r, err = w.openRoot(); err != nil {
-		return nil, "", err
-	}
 	teammate, inside, ok := teamPath(rel)
 	if !ok {
+		if r, err = w.openRoot(); err != nil {
+			return nil, "", err
+		}
 		return r, filepath.FromSlash(rel), nil
+	}
+	if r = w.openFolder(teammate); r == nil {
+		if r, err = w.openTeamFolder(teammate, rel, create); err != nil {
+			return nil, "", err
+		}
+	}
+	return r, filepath.FromSlash(inside), nil
+}
+
+// openFolder opens the teammate's folder as a root when it is a folder,
+// not a link: lstat it, open it by its path and make sure the folder
+// opened is the one lstat saw. That is four calls, one fewer than
+// opening the workspace root and the folder from it. Anything else, or a
+// folder that changed meanwhile, gives nil: openTeamFolder takes it.
+func (w *Workspace) openFolder(teammate string) *os.Root {
+	p := filepath.Join(w.Root, teammate)
+	st, err := os.Lstat(p)
+	if err != nil || !st.IsDir() {
+		return nil
+	}
+	r, err := os.OpenRoot(p)
+	if err != nil {
+		return nil
+	}
+	if opened, err := r.Stat("."); err != nil || !os.SameFile(st, opened) {
+		r.Close()
+		return nil
+	}
+	return r
+}
+
+// openTeamFolder opens the teammate's folder as a root walked from the
+// workspace root, so that a link leads only inside the workspace.
+func (w *Workspace) openTeamFolder(teammate, rel string, create bool) (*os.Root, error) {
+	r, err := w.openRoot()
+	if err != nil {
+		return nil, err
 	}
 	defer r.Close()
 	sub, err := r.OpenRoot(teammate)
@@ -65,9 +102,9 @@ func (w *Workspace) rootAt(rel string, create bool) (r *os.Root, name string, er
 		}
 	}
 	if err != nil {
-		return nil, "", accessError(rel, err)
+		return nil, accessError(rel, err)
 	}
-	return sub, filepath.FromSlash(inside), nil
+	return sub, nil
 }
 
 // noTeamFolder reports whether err is rootAt's for a path under a
