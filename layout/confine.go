@@ -16,13 +16,17 @@ import (
 // is: into another teammate's folder, to CROSS-TEAM.md, into .index or
 // .tmp. Otherwise a session bound to one teammate would read and write
 // another's memory under its own name, and under its own lock. The
-// teammate's folder itself may be a link inside the workspace (see
-// teamFolders). A folder that is no link, the usual case, is opened by
-// its path, checked to be the folder lstat saw (see openFolder).
+// teammate's folder itself may be a link to a folder of its own inside
+// the workspace, not into another teammate's folder, a dot-folder or
+// templates (see refusedTarget). A folder that is no link, the usual
+// case, is opened by its path, checked to be the folder lstat saw (see
+// openFolder); only a link is checked for where it leads.
 
 // ErrOtherFolder is wrapped by errors about paths under a teammate's
 // folder that lead out of it, elsewhere in the workspace, through a
-// symlink. Those errors match ErrOutside too: tmem treats both alike.
+// symlink, and about paths under a teammate's folder that is itself a
+// link tmem refuses. Those errors match ErrOutside too: tmem treats both
+// alike.
 var ErrOtherFolder = errors.New("leads out of its teammate's folder through a symlink, which tmem never follows")
 
 // folderError says where a path under teammate's folder leads.
@@ -88,7 +92,9 @@ func (w *Workspace) openFolder(teammate string) *os.Root {
 }
 
 // openTeamFolder opens the teammate's folder as a root walked from the
-// workspace root, so that a link leads only inside the workspace.
+// workspace root, so that a link leads only inside the workspace, and
+// refuses a link that tmem does not take for a teammate's folder (see
+// refusedTarget).
 func (w *Workspace) openTeamFolder(teammate, rel string, create bool) (*os.Root, error) {
 	r, err := w.openRoot()
 	if err != nil {
@@ -104,7 +110,38 @@ func (w *Workspace) openTeamFolder(teammate, rel string, create bool) (*os.Root,
 	if err != nil {
 		return nil, accessError(rel, err)
 	}
+	if err := w.checkOpened(r, sub, teammate); err != nil {
+		sub.Close()
+		return nil, &ParseError{Path: rel, Err: err}
+	}
 	return sub, nil
+}
+
+// checkOpened refuses sub, the teammate's folder opened from r, when it
+// is a link tmem refuses, or when it is not the folder now found there.
+func (w *Workspace) checkOpened(r, sub *os.Root, teammate string) error {
+	opened, err := sub.Stat(".")
+	if err != nil {
+		return err
+	}
+	st, err := r.Lstat(teammate)
+	if err == nil && st.IsDir() && os.SameFile(st, opened) {
+		return nil
+	}
+	ents, err := w.ReadDir("")
+	if err != nil {
+		return err
+	}
+	fl := w.folderLinks(ents)
+	if err := fl.refusal(teammate); err != nil {
+		return err
+	}
+	if to, ok := fl.to[teammate]; ok {
+		if st, err := os.Stat(filepath.Join(fl.root, filepath.FromSlash(to))); err == nil && os.SameFile(st, opened) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s changed while tmem opened it: try again", teammate)
 }
 
 // noTeamFolder reports whether err is rootAt's for a path under a

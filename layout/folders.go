@@ -1,14 +1,23 @@
 package layout
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 )
 
 // A link in the workspace folder to a teammate's folder would make one
 // memory two teammates: listed, indexed, locked and compacted twice under
 // two names. A folder reached under several names is one teammate.
+//
+// A teammate's folder that is a link into another teammate's folder, into
+// a dot-folder (.tmp, .index, .git) or templates, or to the workspace
+// folder itself is no teammate at all: a session bound to it would read
+// and write another's memory, or tmem's own files, under its own name and
+// lock. It is refused wherever it is used (see refusedTarget).
 
 // teamFolder is an entry of the workspace folder that may be a teammate's
 // folder.
@@ -42,6 +51,8 @@ func (w *Workspace) teamFolders(ents []fs.DirEntry) (folders []teamFolder, alias
 	if !links {
 		return folders, nil
 	}
+	refused := w.folderLinks(ents).refused()
+	folders = slices.DeleteFunc(folders, func(f teamFolder) bool { return refused[f.name] != nil })
 	return w.oneNameEach(folders)
 }
 
@@ -110,4 +121,132 @@ func (w *Workspace) aliasOf(name string) (target string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// folderLinks is where the links in the workspace folder under names a
+// teammate can have lead.
+type folderLinks struct {
+	root string            // the workspace folder, every link followed
+	to   map[string]string // by link name: where it leads, every link followed, relative to root
+}
+
+// folderLinks follows the links among ents, the workspace folder's
+// entries, that are under names a teammate can have; a link that leads
+// outside the workspace or nowhere is left out (os.Root refuses it).
+func (w *Workspace) folderLinks(ents []fs.DirEntry) folderLinks {
+	fl := folderLinks{to: map[string]string{}}
+	root, err := filepath.EvalSymlinks(w.Root)
+	if err != nil {
+		return fl
+	}
+	fl.root = root
+	for _, e := range ents {
+		name := e.Name()
+		if e.Type()&fs.ModeSymlink == 0 || ValidateName(name) != nil {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(filepath.Join(w.Root, name))
+		if err != nil {
+			continue
+		}
+		if to, err := filepath.Rel(root, real); err == nil && (to == "." || filepath.IsLocal(to)) {
+			fl.to[name] = filepath.ToSlash(to)
+		}
+	}
+	return fl
+}
+
+// refusal returns the error for the link name when tmem refuses it as a
+// teammate's folder, else nil.
+func (fl folderLinks) refusal(name string) error {
+	to, ok := fl.to[name]
+	if !ok {
+		return nil
+	}
+	if where, refused := fl.refusedTarget(name, to); refused {
+		return &folderLinkError{name: name, to: to, where: where}
+	}
+	return nil
+}
+
+// refused returns the errors for the links tmem refuses, by name.
+func (fl folderLinks) refused() map[string]error {
+	out := map[string]error{}
+	for name := range fl.to {
+		if err := fl.refusal(name); err != nil {
+			out[name] = err
+		}
+	}
+	return out
+}
+
+// refusedTarget says whether a teammate's folder, name, may not be a link
+// to the workspace path to, and where that is. It may lead to a folder of
+// its own: under no name a teammate can have (whose folder that would be;
+// a link to such a folder itself is an alias, see oneNameEach), in no
+// dot-folder, not in templates, and not in the folder another teammate's
+// link leads to.
+func (fl folderLinks) refusedTarget(name, to string) (where string, refused bool) {
+	first, _, nested := strings.Cut(to, "/")
+	in := func(what string) string {
+		if nested {
+			return "in " + first + ", " + what
+		}
+		return what
+	}
+	switch {
+	case to == ".":
+		return "", true
+	case strings.HasPrefix(first, "."):
+		return in("a dot-folder"), true
+	case first == "templates":
+		return in("the folder of template overrides"), true
+	case ValidateName(first) == nil:
+		return in(fmt.Sprintf("the folder of teammate %q", first)), nested
+	}
+	outer := ""
+	for other, oto := range fl.to {
+		if other == name || !strings.HasPrefix(to, oto+"/") {
+			continue
+		}
+		if outer == "" || len(oto) < len(fl.to[outer]) || len(oto) == len(fl.to[outer]) && other < outer {
+			outer = other
+		}
+	}
+	if outer != "" {
+		return fmt.Sprintf("in %s, the folder of teammate %q", fl.to[outer], outer), true
+	}
+	return "", false
+}
+
+// folderLinkError says where a teammate's folder that is a link tmem
+// refuses leads.
+type folderLinkError struct{ name, to, where string }
+
+func (e *folderLinkError) Error() string { return e.name + " is a " + e.what() }
+
+// what is the error without the link's name, for a finding that names it.
+func (e *folderLinkError) what() string {
+	to := e.to
+	switch {
+	case to == ".":
+		to = "the workspace folder itself"
+	case e.where != "":
+		to += ", " + e.where
+	}
+	return fmt.Sprintf("symlink to %s: tmem follows a teammate's folder only to a folder of its own, not into another teammate's folder, a dot-folder or templates; make %s a folder of its own", to, e.name)
+}
+
+func (e *folderLinkError) Is(target error) bool {
+	return target == ErrOtherFolder || target == ErrOutside
+}
+
+// folderLinkRefusal returns the error for the teammate's folder name when
+// it is a link tmem refuses, else nil.
+func (w *Workspace) folderLinkRefusal(name string) error {
+	ents, err := w.ReadDir("")
+	if err != nil {
+		return nil
+	}
+	return w.folderLinks(ents).refusal(name)
 }

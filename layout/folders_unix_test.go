@@ -39,21 +39,21 @@ func TestTeammateFolderLinks(t *testing.T) {
 		},
 		{
 			name:      "two links to a folder that is no teammate's",
-			links:     map[string]string{"cedar": ".store/c", "dune": ".store/c"},
+			links:     map[string]string{"cedar": "Shared/c", "dune": "Shared/c"},
 			want:      []string{"atlas", "beacon", "cedar"},
 			wantFound: []string{`dune: warning: symlink to cedar, the folder of teammate "cedar": one folder is one teammate, so tmem skips this name; remove the link`},
 			wantWhy:   map[string]string{"dune": `teammate "dune" cannot be used: dune is a symlink to cedar, the folder of teammate "cedar": use that name`},
 		},
 		{
 			name:  "a link to a folder of its own",
-			links: map[string]string{"cedar": ".store/c"},
+			links: map[string]string{"cedar": "Shared/c"},
 			want:  []string{"atlas", "beacon", "cedar"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), DirName)
-			for _, name := range []string{"atlas", "beacon", ".store/c"} {
+			for _, name := range []string{"atlas", "beacon", "Shared/c"} {
 				writeSoul(t, root, name, "role: x\n")
 			}
 			for name, to := range tt.links {

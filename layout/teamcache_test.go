@@ -84,8 +84,8 @@ func TestTeammatesNotKept(t *testing.T) {
 			root := filepath.Join(base, DirName)
 			writeSoul(t, root, "beacon", "role: Search\n")
 			if tt.link {
-				writeSoul(t, root, ".shared", "role: Shared\n")
-				if err := os.Symlink(".shared", filepath.Join(root, "linked")); err != nil {
+				writeSoul(t, root, "Shared", "role: Shared\n")
+				if err := os.Symlink("Shared", filepath.Join(root, "linked")); err != nil {
 					t.Fatal(err)
 				}
 			}

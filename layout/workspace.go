@@ -160,6 +160,9 @@ func (w *Workspace) notTeammate(name string) error {
 	case !st.IsDir():
 		return nil
 	}
+	if err := w.folderLinkRefusal(name); err != nil {
+		return err
+	}
 	if _, err := w.ReadFile(name+"/SOUL.md", MaxFileSize); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -189,7 +192,8 @@ type UnknownTeammateError struct {
 	Name  string
 	Known []string
 	// Why is set when a folder of that name exists but cannot be a
-	// teammate: it links outside, or its SOUL.md cannot be read.
+	// teammate: it links outside, into another teammate's folder or a
+	// dot-folder, or its SOUL.md cannot be read.
 	Why error
 }
 
