@@ -2,6 +2,7 @@ package layout
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -31,42 +32,76 @@ var tempFileRe = lazyregexp.New(`^\..+\.tmp-[0-9]+$`)
 // link (lstat only) and reports what reading the memory files cannot
 // show: entries that are not regular files (named pipes, devices,
 // sockets, and folders or links to them named like memory files), links
-// that lead outside the workspace or nowhere, and temp files left behind
-// by an interrupted write. Index folders are skipped:
-// they are rebuilt from the files.
+// that lead outside the workspace or nowhere, teammates' folders that
+// link where tmem refuses them, and temp files left behind by an
+// interrupted write. A teammate's folder that is a link tmem follows is
+// walked under the teammate's name (and the folder it leads to not
+// again under its own). Index folders are skipped: they are rebuilt from
+// the files.
 func (w *Workspace) checkTree() ([]Finding, error) {
 	root, err := filepath.EvalSymlinks(w.Root)
 	if err != nil {
 		return nil, fmt.Errorf("check workspace: %w", err)
 	}
-	out := w.checkRootLink()
-	err = filepath.WalkDir(w.Root, func(p string, d fs.DirEntry, err error) error {
-		rel := w.Rel(p)
-		if err != nil {
-			out = append(out, Finding{Path: rel, Severity: SevError, Message: fmt.Sprintf("cannot list: %v", withoutPath(err))})
-			return nil
-		}
-		switch {
-		case p == w.Root:
-		case d.IsDir() && d.Name() == ".index":
-			return fs.SkipDir
-		case d.Type()&fs.ModeSymlink != 0:
-			out = append(out, checkLink(rel, p, root)...)
-		case d.IsDir() && memoryName(rel):
-			out = append(out, notMemoryFile(rel, "a folder"))
-		case !d.IsDir() && !d.Type().IsRegular():
-			out = append(out, Finding{Path: rel, Severity: SevError,
-				Message: fmt.Sprintf("%s, not a regular file: tmem never reads it; remove it", modeName(d.Type()))})
-		case d.Type().IsRegular() && wantsFolder(rel):
-			out = append(out, Finding{Path: rel, Severity: SevError,
-				Message: "a file where tmem keeps a folder: move it away"})
-		case !d.IsDir() && tempFileRe().MatchString(d.Name()):
-			out = append(out, Finding{Path: rel, Severity: SevWarning,
-				Message: "temp file left by an interrupted write: delete it when no tmem command is running"})
-		}
+	t := &treeCheck{w: w, root: root, out: w.checkRootLink()}
+	t.linked, t.walked, t.refused = w.linkedFolders()
+	err = filepath.WalkDir(w.Root, t.visit)
+	return t.out, err
+}
+
+// treeCheck is one walk of checkTree.
+type treeCheck struct {
+	w       *Workspace
+	root    string          // the workspace folder, every link followed
+	linked  map[string]bool // teammates' folders that are links tmem follows, by name
+	walked  map[string]bool // where those lead, every link followed
+	refused map[string]error
+	out     []Finding
+}
+
+func (t *treeCheck) visit(p string, d fs.DirEntry, err error) error {
+	rel := t.w.Rel(p)
+	if err != nil {
+		t.out = append(t.out, Finding{Path: rel, Severity: SevError, Message: fmt.Sprintf("cannot list: %v", withoutPath(err))})
 		return nil
-	})
-	return out, err
+	}
+	switch {
+	case p == t.w.Root:
+	case d.IsDir() && d.Name() == ".index":
+		return fs.SkipDir
+	case d.IsDir() && t.walked[filepath.Join(t.root, filepath.FromSlash(rel))]:
+		return fs.SkipDir // walked under the teammate's name
+	case d.Type()&fs.ModeSymlink != 0:
+		t.out = append(t.out, checkLink(rel, p, t.root)...)
+		return t.folderLink(rel, p)
+	case d.IsDir() && memoryName(rel):
+		t.out = append(t.out, notMemoryFile(rel, "a folder"))
+	case !d.IsDir() && !d.Type().IsRegular():
+		t.out = append(t.out, Finding{Path: rel, Severity: SevError,
+			Message: fmt.Sprintf("%s, not a regular file: tmem never reads it; remove it", modeName(d.Type()))})
+	case d.Type().IsRegular() && wantsFolder(rel):
+		t.out = append(t.out, Finding{Path: rel, Severity: SevError,
+			Message: "a file where tmem keeps a folder: move it away"})
+	case !d.IsDir() && tempFileRe().MatchString(d.Name()):
+		t.out = append(t.out, Finding{Path: rel, Severity: SevWarning,
+			Message: "temp file left by an interrupted write: delete it when no tmem command is running"})
+	}
+	return nil
+}
+
+// folderLink reports rel, a link in the workspace folder, when tmem
+// refuses it as a teammate's folder, and walks it when tmem follows it
+// as one.
+func (t *treeCheck) folderLink(rel, p string) error {
+	var fle *folderLinkError
+	if errors.As(t.refused[rel], &fle) {
+		t.out = append(t.out, Finding{Path: rel, Severity: SevError, Message: fle.what()})
+	}
+	if !t.linked[rel] {
+		return nil
+	}
+	// A trailing separator makes WalkDir walk where the link leads.
+	return filepath.WalkDir(p+string(filepath.Separator), t.visit)
 }
 
 // wantsFolder reports whether tmem keeps a folder at rel: scratch state

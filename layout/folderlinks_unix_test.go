@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -48,7 +49,8 @@ func makeFolderLink(t *testing.T, tt folderLinkCase) *Workspace {
 // that is a link into another teammate's folder, into a dot-folder or
 // templates, or to the workspace folder itself is no teammate, and every
 // read and write under it is refused with an error naming the link and
-// where it leads; nothing in the workspace changes.
+// where it leads; nothing in the workspace changes, and doctor reports
+// the link as an error.
 func TestTeammateFolderLinkedIntoOtherFilesIsRefused(t *testing.T) {
 	const rule = ": tmem follows a teammate's folder only to a folder of its own, not into another teammate's folder, a dot-folder or templates; make pipe a folder of its own"
 	tests := []folderLinkCase{
@@ -134,6 +136,14 @@ func TestTeammateFolderLinkedIntoOtherFilesIsRefused(t *testing.T) {
 			if after := treeOf(t, ws); !maps.Equal(before, after) {
 				t.Errorf("the workspace changed:\nbefore %v\nafter  %v", before, after)
 			}
+
+			findings, err := ws.Check()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "pipe: error: " + tt.what + rule; !strings.Contains(findingLines(findings), want+"\n") {
+				t.Errorf("no finding %q in:\n%s", want, findingLines(findings))
+			}
 		})
 	}
 }
@@ -181,6 +191,42 @@ func TestTeammateFolderLinkedToAFolderOfItsOwn(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDoctorLooksInsideALinkedTeammateFolder: doctor checks the files of
+// a teammate's folder that is a link as it checks any teammate's, under
+// the teammate's name and once, not again under the folder's own path.
+func TestDoctorLooksInsideALinkedTeammateFolder(t *testing.T) {
+	tt := folderLinkCase{folder: "Shared/pipe", links: [][2]string{{"pipe", "Shared/pipe"}}}
+	ws := makeFolderLink(t, tt)
+	if err := os.Symlink("../../../quill/memory/project_q.md", ws.Abs("Shared/pipe/memory/project_qq.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(ws.Abs("Shared/pipe/memory/user_dir.md"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(ws.Abs("Shared/pipe/memory/2026-11-20.md"), 0o644); err != nil {
+		t.Fatalf("mkfifo: %v", err)
+	}
+	findings, err := ws.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := findingLines(findings)
+	for _, want := range []string{
+		"pipe/memory/project_qq.md: error: symlink leads into another teammate's folder, quill's (to quill/memory/project_q.md): tmem does not follow a link out of a teammate's folder; put the file itself here",
+		"pipe/memory/user_dir.md: error: a folder, not a regular file, named like a memory file: ",
+		"pipe/memory/2026-11-20.md: error: a named pipe (FIFO), not a regular file: tmem never reads it; remove it",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no finding %q in:\n%s", want, got)
+		}
+	}
+	for _, f := range findings {
+		if strings.HasPrefix(f.Path, "Shared/") {
+			t.Errorf("reported under the folder's own path too: %s", f)
+		}
 	}
 }
 

@@ -250,3 +250,26 @@ func (w *Workspace) folderLinkRefusal(name string) error {
 	}
 	return w.folderLinks(ents).refusal(name)
 }
+
+// linkedFolders returns the teammates' folders that are links tmem
+// follows, by name, with where they lead (every link followed), and the
+// errors for those it refuses, by name. Aliases are in neither.
+func (w *Workspace) linkedFolders() (linked, walked map[string]bool, refused map[string]error) {
+	ents, err := w.ReadDir("")
+	if err != nil {
+		return nil, nil, nil
+	}
+	fl := w.folderLinks(ents)
+	if len(fl.to) == 0 {
+		return nil, nil, nil
+	}
+	linked, walked = map[string]bool{}, map[string]bool{}
+	folders, _ := w.teamFolders(ents)
+	for _, f := range folders {
+		if to, ok := fl.to[f.name]; ok && f.link {
+			linked[f.name] = true
+			walked[filepath.Join(fl.root, filepath.FromSlash(to))] = true
+		}
+	}
+	return linked, walked, fl.refused()
+}

@@ -94,7 +94,9 @@ type Teammate struct {
 // folders whose name no teammate can have (templates/, which may hold a
 // SOUL.md override) are skipped; Check reports the latter. A link to a
 // folder that another name already stands for is skipped too, as one
-// folder is one teammate; Check reports it. A SOUL.md that does not parse
+// folder is one teammate, and so is a link into another teammate's
+// folder, a dot-folder or templates (see refusedTarget); Check reports
+// both. A SOUL.md that does not parse
 // still makes a teammate (with no role), so one bad file never hides the
 // others.
 func (w *Workspace) Teammates() ([]Teammate, error) {
