@@ -104,10 +104,10 @@ func LoadConfig(ws *layout.Workspace) (Config, error) {
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(b, &root); err != nil {
-		return Config{}, layout.YAMLError(ConfigFile, err)
+		return Config{}, layout.YAMLError(ConfigFile, b, err)
 	}
 	if err := root.Decode(&file); err != nil && !errors.Is(err, io.EOF) {
-		return Config{}, layout.YAMLError(ConfigFile, err)
+		return Config{}, layout.YAMLError(ConfigFile, b, err)
 	}
 	if err := checkRanges(&root); err != nil {
 		return Config{}, err

@@ -123,12 +123,15 @@ func TestConfigRanges(t *testing.T) {
 }
 
 // TestConfigErrorsNameTheLine: a tmem.yaml that does not parse or holds
-// a value of the wrong type is refused as file:line, once for each value.
+// a value of the wrong type is refused as file:line, once for each value,
+// at the line holding the mistake (the "[" never closed, not the end of
+// the file).
 func TestConfigErrorsNameTheLine(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
 	}{
-		{"syntax error", "compact:\n  keep_weeks: [\n", "tmem.yaml:3: does not parse: did not find expected node content"},
+		{"syntax error", "compact:\n  keep_weeks: [\n", "tmem.yaml:2: does not parse: did not find expected node content"},
+		{"stray list item after a comment", "# tmem\ncompact:\n  keep_weeks: 4\n  - archive\n", "tmem.yaml:4: does not parse: did not find expected key"},
 		{"not a mapping", "compact: 5\n", "tmem.yaml:1: cannot unmarshal !!int `5` into compact.Config"},
 		{"two wrong types", "compact:\n  keep_weeks: many\n  archive: maybe\n",
 			"tmem.yaml:2: cannot unmarshal !!str `many` into int\ntmem.yaml:3: cannot unmarshal !!str `maybe` into bool"},

@@ -68,12 +68,13 @@ func UnknownKeys(path string, src []byte, schema interface{}) []Finding {
 	return out
 }
 
-// YAMLError is an error of the YAML parser or decoder about the file path
-// as *ParseErrors that carry the line ("tmem.yaml:3: does not parse: …"),
-// one for each value the decoder refused, joined.
-func YAMLError(path string, err error) error {
+// YAMLError is an error of the YAML parser or decoder about the file path,
+// whose text is src, as *ParseErrors that carry the line holding the
+// mistake ("tmem.yaml:3: does not parse: …"), one for each value the
+// decoder refused, joined.
+func YAMLError(path string, src []byte, err error) error {
 	var errs []error
-	for _, pe := range yamlErrors(path, "", err) {
+	for _, pe := range yamlErrors(path, string(src), err) {
 		errs = append(errs, pe)
 	}
 	return errors.Join(errs...)
@@ -81,8 +82,7 @@ func YAMLError(path string, err error) error {
 
 // yamlErrors splits an error of the YAML parser or decoder into one
 // *ParseError for each value it refused ("line 3: cannot unmarshal …").
-// src is the YAML, when the caller has it, to find the line of an error
-// that names none.
+// src is the YAML, parsed again to find the line of a syntax error.
 func yamlErrors(path, src string, err error) []*ParseError {
 	var te *yaml.TypeError
 	switch {
@@ -93,7 +93,8 @@ func yamlErrors(path, src string, err error) []*ParseError {
 		}
 		return out
 	case strings.HasPrefix(err.Error(), "yaml: "): // the parser's
-		return []*ParseError{{Path: path, Line: yamlLine(src, err), Err: errors.New("does not parse: " + yamlMessage(err))}}
+		line, msg := yamlProblem(src, err)
+		return []*ParseError{{Path: path, Line: line, Err: errors.New("does not parse: " + msg)}}
 	}
 	return []*ParseError{lineError(path, err.Error())}
 }

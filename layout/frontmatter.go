@@ -48,7 +48,7 @@ func parseFrontMatter(path string, src []byte) (*frontMatter, int, error) {
 	var node yaml.Node
 	rest, err := frontmatter.Parse(bytes.NewReader(src), &node, yamlFormat)
 	if err != nil {
-		return nil, 0, &ParseError{Path: path, Line: openLine + 1 + yamlLine(strings.Join(lines[openLine+1:], ""), err), Err: fmt.Errorf("bad frontmatter: %s", yamlMessage(err))}
+		return nil, 0, blockError(path, lines, openLine, err)
 	}
 	if len(rest) == len(src) {
 		return nil, 0, &ParseError{Path: path, Line: openLine + 1, Err: errors.New("bad frontmatter: opening '---' has no closing '---'")}
@@ -73,6 +73,18 @@ func parseFrontMatter(path string, src []byte) (*frontMatter, int, error) {
 		return nil, 0, err
 	}
 	return fm, off, nil
+}
+
+// blockError is the *ParseError for a frontmatter block, opening at
+// lines[open], whose YAML does not parse: at the line of the file that
+// holds the mistake.
+func blockError(path string, lines []string, open int, err error) *ParseError {
+	end := open + 1
+	for end < len(lines) && strings.TrimSpace(lines[end]) != "---" {
+		end++
+	}
+	line, msg := yamlProblem(strings.Join(lines[open+1:end], ""), err)
+	return &ParseError{Path: path, Line: open + 1 + line, Err: errors.New("bad frontmatter: " + msg)}
 }
 
 // load checks that the YAML is a mapping with scalar keys and keeps it.
@@ -282,83 +294,4 @@ func scalar(n *yaml.Node) string {
 		return ""
 	}
 	return n.Value
-}
-
-// yamlLine is the line of text, counted from 1, that a YAML error about it
-// names ("yaml: line 3: …"). An error on the first line carries no number,
-// and neither do those the YAML reader and decoder raise: a control
-// character and an unknown alias are looked up in text. Other errors
-// about an unclosed collection ("did not find expected …") name the line
-// before the one the collection opens on, counted from zero; they are
-// moved to that line. An unclosed flow collection ("[a, b", "{a: 1") is
-// found where it opens (see openLine).
-func yamlLine(text string, err error) int {
-	msg := err.Error()
-	n := numberedLine(msg)
-	switch {
-	case strings.HasSuffix(msg, "did not find expected ',' or ']'"), strings.HasSuffix(msg, "did not find expected ',' or '}'"):
-		n = openLine(text, n)
-	case n > 0 && strings.Contains(msg, ": did not find expected "):
-		n++
-	case n > 0:
-	case strings.Contains(msg, "control characters are not allowed"):
-		n = lineOf(text, strings.IndexFunc(text, isYAMLControl))
-	case strings.Contains(msg, "unknown anchor '"):
-		_, name, _ := strings.Cut(msg, "unknown anchor '")
-		name, _, _ = strings.Cut(name, "'")
-		n = lineOf(text, strings.Index(text, "*"+name))
-	default:
-		n = 1
-	}
-	return n
-}
-
-// openLine is the line of text, counted from 1, where the flow
-// collection a YAML error is about opens. YAML names that line counted
-// from zero, and so names none for the first line, where it names the
-// line of the problem (n) instead: the closing "---". The block is read
-// again after a comment line, which puts the first line at 1.
-func openLine(text string, n int) int {
-	var node yaml.Node
-	if _, err := frontmatter.Parse(strings.NewReader("---\n#\n"+text), &node, yamlFormat); err != nil {
-		if m := numberedLine(err.Error()); m > 0 {
-			return m
-		}
-	}
-	return n + 1
-}
-
-// numberedLine is the number a YAML error names ("yaml: line 3: …"); 0
-// when it names none.
-func numberedLine(msg string) int {
-	var n int
-	if i := strings.Index(msg, "line "); i >= 0 {
-		fmt.Sscanf(msg[i+5:], "%d", &n)
-	}
-	return n
-}
-
-// lineOf is the line, counted from 1, holding byte off of text; 1 when off
-// is negative.
-func lineOf(text string, off int) int {
-	if off < 0 {
-		return 1
-	}
-	return strings.Count(text[:off], "\n") + 1
-}
-
-// isYAMLControl reports whether the YAML reader refuses r as a control
-// character.
-func isYAMLControl(r rune) bool {
-	return (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || (r >= 0x7f && r <= 0x9f && r != 0x85)
-}
-
-func yamlMessage(err error) string {
-	msg := redacted(strings.TrimPrefix(err.Error(), "yaml: "))
-	if i := strings.Index(msg, "line "); i == 0 {
-		if j := strings.Index(msg, ": "); j > 0 {
-			msg = msg[j+2:]
-		}
-	}
-	return msg
 }
