@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	yaml "go.yaml.in/yaml/v3"
+
 	"github.com/tmemhq/tmem/internal/bytesize"
 	"github.com/tmemhq/tmem/internal/quote"
 )
@@ -157,22 +159,68 @@ func (w *Workspace) checkFile(f File) []Finding {
 
 func checkTyped(f File, d *Doc, add func(int, string, string, ...interface{}) Finding) []Finding {
 	var out []Finding
-	typ := d.Get("type")
+	typ, at, shape := d.Get("type"), d.fieldLine("type"), d.notOne("type")
 	switch {
 	case !d.HasMeta:
 		out = append(out, add(1, SevError, "typed memory has no frontmatter (want name, description, type)"))
+	case shape != "":
+		out = append(out, add(at, SevError, "frontmatter type is %s (want one of %s)", shape, strings.Join(Types, ", ")))
 	case typ == "":
-		out = append(out, add(1, SevError, "frontmatter has no type (want one of %s)", strings.Join(Types, ", ")))
+		out = append(out, add(at, SevError, "frontmatter has no type (want one of %s)", strings.Join(Types, ", ")))
 	case !KnownType(typ):
-		out = append(out, add(1, SevWarning, "unknown memory type %q (known: %s); the file is kept and indexed as is", typ, strings.Join(Types, ", ")))
+		out = append(out, add(at, SevWarning, "unknown memory type %q (known: %s); the file is kept and indexed as is", typ, strings.Join(Types, ", ")))
 	}
-	if d.HasMeta && d.Get("name") == "" {
-		out = append(out, add(1, SevWarning, "frontmatter has no name"))
+	switch {
+	case d.HasMeta && d.notOne("name") != "":
+		out = append(out, add(d.fieldLine("name"), SevWarning, "frontmatter name is %s (want one line of text)", d.notOne("name")))
+	case d.HasMeta && d.Get("name") == "":
+		out = append(out, add(d.fieldLine("name"), SevWarning, "frontmatter has no name"))
 	}
 	if typ != "" && f.Type != "" && typ != f.Type {
-		out = append(out, add(1, SevWarning, "file name says type %q but frontmatter says %q", f.Type, typ))
+		out = append(out, add(at, SevWarning, "file name says type %q but frontmatter says %q", f.Type, typ))
 	}
-	return out
+	return append(out, dateFindings(d, add)...)
+}
+
+// dateFindings warns about a frontmatter date that Date ignores.
+func dateFindings(d *Doc, add func(int, string, string, ...interface{}) Finding) []Finding {
+	s, kind := d.Get("date"), d.notOne("date")
+	if s != "" {
+		if _, err := time.Parse(DateLayout, s); err != nil {
+			kind = fmt.Sprintf("%q", s)
+		}
+	}
+	if kind == "" {
+		return nil
+	}
+	return []Finding{add(d.fieldLine("date"), SevWarning, "%s", redacted(fmt.Sprintf("frontmatter date is %s, not a date (want YYYY-MM-DD): tmem ignores it", kind)))}
+}
+
+// fieldLine is the line of the file where frontmatter field key is set,
+// else that of the opening "---"; 1 without frontmatter.
+func (d *Doc) fieldLine(key string) int {
+	if d.fm == nil {
+		return 1
+	}
+	open := strings.Count(d.fm.lead, "\n") + 1
+	if k, _ := d.fm.pair(key); k != nil {
+		return open + k.Line
+	}
+	return open
+}
+
+// notOne says what a frontmatter field that should be one value holds
+// instead ("a list"); "" when it is one value or absent.
+func (d *Doc) notOne(key string) string {
+	switch v := d.fm.value(key); {
+	case v == nil:
+		return ""
+	case v.Kind == yaml.SequenceNode:
+		return "a list"
+	case v.Kind == yaml.MappingNode:
+		return "a mapping"
+	}
+	return ""
 }
 
 // repeatedKeyFindings warns about each frontmatter key set twice, at the
@@ -182,7 +230,7 @@ func repeatedKeyFindings(path string, d *Doc) []Finding {
 		return nil
 	}
 	var out []Finding
-	open := strings.Count(d.fm.lead, "\n") + 1 // the line of the opening ---
+	open := d.fieldLine("") // the line of the opening ---
 	for _, r := range d.fm.repeatedKeys() {
 		out = append(out, Finding{Path: path, Line: open + r.line, Severity: SevWarning,
 			Message: fmt.Sprintf("frontmatter sets %q again (first at line %d): tmem reads the first value and other tools may take the last; keep one", r.key, open+r.first)})
@@ -200,14 +248,14 @@ func checkSummary(f File, d *Doc, add func(int, string, string, ...interface{}) 
 		return append(out, add(1, SevWarning, "%s summary has no frontmatter (want type, %s, teammate, period)", want, key))
 	}
 	if t := d.Get("type"); t != want {
-		out = append(out, add(1, SevWarning, "frontmatter type is %q, want %q", t, want))
+		out = append(out, add(d.fieldLine("type"), SevWarning, "frontmatter type is %q, want %q", t, want))
 	}
 	if v := d.Get(key); v != "" && v != val {
-		out = append(out, add(1, SevError, "frontmatter %s %q does not match the file name (%s)", key, v, val))
+		out = append(out, add(d.fieldLine(key), SevError, "frontmatter %s %q does not match the file name (%s)", key, v, val))
 	}
 	if p := d.Get("period"); p != "" {
 		if _, _, err := ParsePeriod(p); err != nil {
-			out = append(out, add(1, SevError, "%v", err))
+			out = append(out, add(d.fieldLine("period"), SevError, "%v", err))
 		}
 	}
 	return out

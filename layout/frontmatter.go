@@ -138,15 +138,21 @@ func (fm *frontMatter) repeatedKeys() []repeatedKey {
 
 // value returns the value node of key, or nil.
 func (fm *frontMatter) value(key string) *yaml.Node {
+	_, v := fm.pair(key)
+	return v
+}
+
+// pair returns the key and value nodes of key, or nils.
+func (fm *frontMatter) pair(key string) (k, v *yaml.Node) {
 	if fm == nil || fm.root == nil {
-		return nil
+		return nil, nil
 	}
 	for i := 0; i+1 < len(fm.root.Content); i += 2 {
 		if fm.root.Content[i].Value == key {
-			return fm.root.Content[i+1]
+			return fm.root.Content[i], fm.root.Content[i+1]
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // keys lists the top-level keys in file order.
