@@ -47,11 +47,18 @@ func (pl *planner) commitTimes() map[string]time.Time {
 }
 
 // commitTimes returns the committer time of the last commit that changed
-// each file of g's folder (by file name), leaving out the files the
-// working tree or the index changes. It is nil when git cannot say: not
-// installed, not a work tree, a call that fails.
+// each file of g's folder (by file name), a merge that made its content
+// included, leaving out the files the working tree or the index changes.
+// It is nil when git cannot say: not installed, not a work tree, a call
+// that fails.
 func commitTimes(g merge.Git) map[string]time.Time {
-	log, err := g.Output("log", "--format=%ct", "--name-only", "-z", "--", typedHere)
+	// --cc: a merge names the files it left unlike every parent (a
+	// conflict resolved, both sides' changes joined): it made them.
+	// Without, git log names no file for a merge. A file a merge took as
+	// one side had it goes by the commit that changed it there (-m and
+	// --first-parent would date it by the merge). -c names the same
+	// files; --diff-merges=dense-combined needs git 2.31.
+	log, err := g.Output("log", "--format=%ct", "--name-only", "--cc", "-z", "--", typedHere)
 	if err != nil {
 		return nil
 	}
@@ -73,9 +80,9 @@ func commitTimes(g merge.Git) map[string]time.Time {
 	return times
 }
 
-// parseLog reads `git log --format=%ct --name-only -z`: each commit's time,
-// then the names of the files it changed. A file gets the latest time of
-// the commits that name it.
+// parseLog reads `git log --format=%ct --name-only --cc -z`: each
+// commit's time, then the names of the files it changed. A file gets the
+// latest time of the commits that name it.
 func parseLog(out []byte) (map[string]time.Time, bool) {
 	times := map[string]time.Time{}
 	var at time.Time
