@@ -95,3 +95,31 @@ func frontmatterErrors(t *testing.T, path, src string) []string {
 	}
 	return out
 }
+
+// BenchmarkParseBadFrontmatter parses a frontmatter of keys up to the 4
+// MiB limit with a mistake on its last line, which is found by parsing
+// cuts of the block again; "valid" has none. A leading comment makes
+// yaml.v3 name the first key's line, so the search starts there.
+func BenchmarkParseBadFrontmatter(b *testing.B) {
+	for _, sh := range []struct{ name, lead, last string }{
+		{"valid", "", "last: x\n"},
+		{"stray item", "", "- stray\n"},
+		{"stray item after a comment", "# keys\n", "- stray\n"},
+		{"unclosed quote", "", "last: \"open\n"},
+		{"key without a colon", "", "stray\n"},
+	} {
+		var src strings.Builder
+		src.WriteString("---\n" + sh.lead)
+		for i := 0; src.Len() < MaxFileSize-100; i++ {
+			fmt.Fprintf(&src, "key%d: value %d\n", i, i)
+		}
+		src.WriteString(sh.last + "---\n")
+		b.Run(sh.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := Parse("p.md", []byte(src.String())); (err == nil) != (sh.name == "valid") {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
