@@ -25,11 +25,21 @@ import (
 // that reaches the end of the text.
 const unclosedQuote = "found unexpected end of stream"
 
+// maxLineSearch bounds the YAML text parsed again to find the line of a
+// mistake: the search parses it a few dozen times, which for a block of
+// megabytes (a hostile file, read by every command that reads it) would
+// take seconds. Frontmatter and tmem.yaml are far smaller; a larger text
+// is reported at the line yaml.v3 names, which can be a line off.
+const maxLineSearch = 16 << 10
+
 // yamlProblem is where a parse error err of the YAML text is, as the line
 // of text (counted from 1) that holds the mistake, and what the mistake
 // is, redacted.
 func yamlProblem(text string, err error) (int, string) {
 	problem := problemOf(err)
+	if len(text) > maxLineSearch {
+		return max(numberedLine(err.Error()), 1), redacted(problem)
+	}
 	line := yamlLine(text, problem, err)
 	if n := notMapping(text, line); n > 0 {
 		return n, "want key: value lines"

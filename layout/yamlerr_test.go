@@ -83,6 +83,27 @@ func TestFrontmatterErrorLine(t *testing.T) {
 	}
 }
 
+// TestFrontmatterErrorLineOverTheSearchBound: a frontmatter too large to
+// parse again line by line (maxLineSearch) is still reported, with what
+// is wrong, at the line yaml.v3 names: one of the lines of the block.
+func TestFrontmatterErrorLineOverTheSearchBound(t *testing.T) {
+	var y strings.Builder
+	lines := 0
+	for ; y.Len() <= maxLineSearch; lines++ {
+		fmt.Fprintf(&y, "key%d: value %d\n", lines, lines)
+	}
+	y.WriteString("description: \"never closed\n")
+	lines++
+	got := frontmatterErrors(t, "beacon/memory/project_x.md", "---\n"+y.String()+"---\nbody\n")
+	if len(got) != 1 || !strings.Contains(got[0], ": error: bad frontmatter: found unexpected end of stream") {
+		t.Fatalf("errors %q, want the unclosed quote named", got)
+	}
+	var line int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(got[0], "beacon/memory/project_x.md:"), "%d", &line); err != nil || line < 2 || line > lines+2 {
+		t.Errorf("line %d (%v): want a line of the block, 2 to %d", line, err, lines+2)
+	}
+}
+
 // frontmatterErrors writes src to path in a new workspace and returns
 // the frontmatter errors Check reports about it.
 func frontmatterErrors(t *testing.T, path, src string) []string {
@@ -108,18 +129,20 @@ func BenchmarkParseBadFrontmatter(b *testing.B) {
 		{"unclosed quote", "", "last: \"open\n"},
 		{"key without a colon", "", "stray\n"},
 	} {
-		var src strings.Builder
-		src.WriteString("---\n" + sh.lead)
-		for i := 0; src.Len() < MaxFileSize-100; i++ {
-			fmt.Fprintf(&src, "key%d: value %d\n", i, i)
-		}
-		src.WriteString(sh.last + "---\n")
-		b.Run(sh.name, func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				if _, err := Parse("p.md", []byte(src.String())); (err == nil) != (sh.name == "valid") {
-					b.Fatal(err)
-				}
+		for _, size := range []int{maxLineSearch, MaxFileSize} {
+			var src strings.Builder
+			src.WriteString("---\n" + sh.lead)
+			for i := 0; src.Len() < size-100; i++ {
+				fmt.Fprintf(&src, "key%d: value %d\n", i, i)
 			}
-		})
+			src.WriteString(sh.last + "---\n")
+			b.Run(fmt.Sprintf("%s/%dKiB", sh.name, size>>10), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if _, err := Parse("p.md", []byte(src.String())); (err == nil) != (sh.name == "valid") {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
