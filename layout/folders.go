@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -194,6 +195,7 @@ func (fl folderLinks) refusedTarget(name, to string) (where string, refused bool
 		}
 		return what
 	}
+	first = fl.caseOf(first)
 	switch {
 	case to == ".":
 		return "", true
@@ -206,7 +208,7 @@ func (fl folderLinks) refusedTarget(name, to string) (where string, refused bool
 	}
 	outer := ""
 	for other, oto := range fl.to {
-		if other == name || !strings.HasPrefix(to, oto+"/") {
+		if other == name || !fl.within(to, oto) {
 			continue
 		}
 		if outer == "" || len(oto) < len(fl.to[outer]) || len(oto) == len(fl.to[outer]) && other < outer {
@@ -217,6 +219,49 @@ func (fl folderLinks) refusedTarget(name, to string) (where string, refused bool
 		return fmt.Sprintf("in %s, the folder of teammate %q", fl.to[outer], outer), true
 	}
 	return "", false
+}
+
+// caseOf is first, an entry of the workspace folder, as the name of the
+// entry it is: on a disk that ignores case "QUILL" is the folder "quill"
+// and "Templates" is "templates", which the link's text need not spell as
+// the folder does. Told by the folders being one, not by the disk's rules.
+func (fl folderLinks) caseOf(first string) string {
+	lower := strings.ToLower(first)
+	if lower == first || fl.root == "" {
+		return first
+	}
+	if oneFolder(filepath.Join(fl.root, first), filepath.Join(fl.root, lower)) {
+		return lower
+	}
+	return first
+}
+
+// within reports whether the workspace path to lies inside the folder
+// oto: by name, or on a disk that ignores case, by one of to's parents
+// being that folder.
+func (fl folderLinks) within(to, oto string) bool {
+	if strings.HasPrefix(to, oto+"/") {
+		return true
+	}
+	if fl.root == "" || !strings.EqualFold(to[:min(len(to), len(oto))], oto) {
+		return false
+	}
+	for p := path.Dir(to); p != "." && p != "/"; p = path.Dir(p) {
+		if oneFolder(filepath.Join(fl.root, filepath.FromSlash(p)), filepath.Join(fl.root, filepath.FromSlash(oto))) {
+			return true
+		}
+	}
+	return false
+}
+
+// oneFolder reports whether paths a and b are one folder.
+func oneFolder(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil || !sa.IsDir() {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
 }
 
 // folderLinkError says where a teammate's folder that is a link tmem
