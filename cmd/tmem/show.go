@@ -123,45 +123,34 @@ func (f *factory) printDoc(rel string, src []byte, raw bool) error {
 	return f.printJSON(out)
 }
 
-// redact shows every secret of d's strings as [REDACTED:kind] and lists
-// the rules found in d.Redacted.
+// redact shows every secret of d as [REDACTED:kind], entries' lines kept,
+// and lists the rules found in d.Redacted.
 func (d *showDoc) redact() {
 	rules := map[string]bool{}
-	r := func(s string) string {
-		out, found := secrets.Redact(s)
-		for _, x := range found {
-			rules[x.Rule] = true
+	note := func(found []secrets.Finding) {
+		for _, f := range found {
+			rules[f.Rule] = true
 		}
-		return out
 	}
-	d.Title = r(d.Title)
+	var found []secrets.Finding
+	d.Title, found = secrets.Redact(d.Title)
+	note(found)
 	for i := range d.Entries {
-		d.Entries[i].Heading, d.Entries[i].Text = r(d.Entries[i].Heading), r(d.Entries[i].Text)
+		e := &d.Entries[i]
+		e.Heading, found = secrets.Redact(e.Heading)
+		note(found)
+		e.Text, found = secrets.RedactLines(e.Text)
+		note(found)
 	}
-	d.Frontmatter = redactValue(d.Frontmatter, r).(map[string]interface{})
-	for rule := range rules {
-		d.Redacted = append(d.Redacted, rule)
+	fm, fmRules := secrets.RedactValue(d.Frontmatter)
+	d.Frontmatter = fm.(map[string]interface{})
+	for _, r := range fmRules {
+		rules[r] = true
+	}
+	for r := range rules {
+		d.Redacted = append(d.Redacted, r)
 	}
 	sort.Strings(d.Redacted)
-}
-
-// redactValue applies r to every string in the JSON value v, keys too.
-func redactValue(v interface{}, r func(string) string) interface{} {
-	switch x := v.(type) {
-	case string:
-		return r(x)
-	case map[string]interface{}:
-		out := make(map[string]interface{}, len(x))
-		for k, val := range x {
-			out[r(k)] = redactValue(val, r)
-		}
-		return out
-	case []interface{}:
-		for i, val := range x {
-			x[i] = redactValue(val, r)
-		}
-	}
-	return v
 }
 
 // jsonable converts YAML values (maps with interface keys) for encoding/json.

@@ -62,29 +62,43 @@ func Redact(text string) (string, []Finding) {
 // several lines (a private key) leaves its marker on its first line and
 // the others empty, so that line numbers still point into the file.
 func RedactLines(text string) (string, []Finding) {
-	fs := Scan(text)
-	if len(fs) == 0 {
-		return text, nil
+	return RedactRange(text, 0, len(text))
+}
+
+// RedactRange is RedactLines for text[start:end], with the findings that
+// reach into it. The secrets are looked for in all of text, so one that
+// start or end cuts is found whole, and none of it is shown.
+func RedactRange(text string, start, end int) (string, []Finding) {
+	var b strings.Builder
+	var found []Finding
+	at := start
+	for _, f := range Scan(text) {
+		if f.End <= start || f.Start >= end {
+			continue
+		}
+		from := max(at, f.Start)
+		b.WriteString(text[at:from])
+		b.WriteString(Marker(f.Kind))
+		at = min(f.End, end)
+		b.WriteString(strings.Repeat("\n", strings.Count(text[from:at], "\n")))
+		found = append(found, f)
 	}
-	return replaceKeeping(text, fs, true), fs
+	if found == nil {
+		return text[start:end], nil
+	}
+	b.WriteString(text[at:end])
+	return b.String(), found
 }
 
 // replace swaps each finding's span for its marker; fs is sorted and
 // does not overlap.
-func replace(text string, fs []Finding) string { return replaceKeeping(text, fs, false) }
-
-// replaceKeeping is replace, keeping the line breaks of each span after
-// its marker when lines is set.
-func replaceKeeping(text string, fs []Finding, lines bool) string {
+func replace(text string, fs []Finding) string {
 	var b strings.Builder
 	b.Grow(len(text))
 	at := 0
 	for _, f := range fs {
 		b.WriteString(text[at:f.Start])
 		b.WriteString(Marker(f.Kind))
-		if lines {
-			b.WriteString(strings.Repeat("\n", strings.Count(text[f.Start:f.End], "\n")))
-		}
 		at = f.End
 	}
 	b.WriteString(text[at:])

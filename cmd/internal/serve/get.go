@@ -234,27 +234,17 @@ func linesIn(b []byte) int {
 }
 
 // redactBlock returns text[start:end] with every secret that reaches into
-// it shown as its marker, and the kinds redacted. The secrets are looked
-// for in all of text, so one cut by start or end is found whole.
+// it shown as its marker, lines kept (see secrets.RedactRange), and the
+// kinds redacted.
 func redactBlock(text string, start, end int) (string, []string) {
-	var b strings.Builder
+	out, found := secrets.RedactRange(text, start, end)
 	var kinds []string
-	at := start
-	for _, f := range secrets.Scan(text) {
-		if f.End <= start || f.Start >= end {
-			continue
-		}
-		from := max(at, f.Start)
-		b.WriteString(text[at:from])
-		b.WriteString(secrets.Marker(f.Kind))
-		at = min(f.End, end)
-		b.WriteString(strings.Repeat("\n", strings.Count(text[from:at], "\n"))) // lines keep their numbers
+	for _, f := range found {
 		if !contains(kinds, f.Kind) {
 			kinds = append(kinds, f.Kind)
 		}
 	}
-	b.WriteString(text[at:end])
-	return b.String(), kinds
+	return out, kinds
 }
 
 // parseRef reads a path or a path:start-end ref, and the line range.
