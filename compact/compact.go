@@ -235,15 +235,18 @@ type Kept struct {
 
 // MergeSuggestion suggests merging WISDOM.md entries to get under budget.
 type MergeSuggestion struct {
-	Teammate string   `json:"teammate"`
-	Entries  []string `json:"entries"`
-	Reason   string   `json:"reason"`
+	Teammate string `json:"teammate"`
+	// Kind is "merge" (the two Entries) or "shorten" (the one entry,
+	// like no other, by hand).
+	Kind    string   `json:"kind"`
+	Entries []string `json:"entries"`
+	Reason  string   `json:"reason"`
 }
 
 // String is the suggestion as compact prints it: a merge of two entries,
 // or one entry like no other to shorten by hand.
 func (m MergeSuggestion) String() string {
-	if len(m.Entries) == 1 {
+	if m.Kind == "shorten" {
 		return fmt.Sprintf("suggest shortening %s's WISDOM.md entry %q: %s", m.Teammate, m.Entries[0], m.Reason)
 	}
 	return fmt.Sprintf("suggest merging %s's WISDOM.md entries %q: %s", m.Teammate, m.Entries, m.Reason)

@@ -526,8 +526,8 @@ func (pl *planner) suggestMerges(w *wisdomDoc) {
 		}
 		best := pl.likest(we, w.entries, done)
 		if best == nil {
-			if alone == nil {
-				alone = we
+			if alone == nil && pl.likest(we, w.entries, nil) == nil {
+				alone = we // like no other; not one whose like is paired above
 			}
 			continue
 		}
@@ -540,16 +540,18 @@ func (pl *planner) suggestMerges(w *wisdomDoc) {
 	}
 }
 
-// likest returns the entry of entries most like we, not we and not done,
-// when it is alike enough to cluster with we; nil when none is.
+// likest returns the entry of entries most like we, not we and not done
+// (done may be nil), when it is alike enough to cluster with we; nil when
+// none is.
 func (pl *planner) likest(we *wisdomEntry, entries []*wisdomEntry, done map[*wisdomEntry]bool) *wisdomEntry {
 	var best *wisdomEntry
-	bs := pl.o.Threshold
+	bs := 0.0
 	for _, o := range entries {
 		if o == we || done[o] {
 			continue
 		}
-		if s := pl.o.Similarity.Similarity(we.Title+" "+we.Text, o.Title+" "+o.Text); s >= bs {
+		s := pl.o.Similarity.Similarity(we.Title+" "+we.Text, o.Title+" "+o.Text)
+		if s >= pl.o.Threshold && (best == nil || s > bs) { // ties: the first
 			best, bs = o, s
 		}
 	}
@@ -563,10 +565,10 @@ func (pl *planner) mergeSuggestion(tokens int, we, other *wisdomEntry) MergeSugg
 	a, _ := secrets.Redact(we.Title)
 	over := fmt.Sprintf("WISDOM.md is about %d tokens, over its budget of %d", tokens, pl.o.WisdomBudget)
 	if other == nil {
-		return MergeSuggestion{Teammate: pl.name, Entries: []string{a},
+		return MergeSuggestion{Teammate: pl.name, Kind: "shorten", Entries: []string{a},
 			Reason: fmt.Sprintf("%s; no entry is alike enough to merge with %q, reinforced by %d memories: shorten or remove it by hand", over, a, len(we.Cites))}
 	}
 	b, _ := secrets.Redact(other.Title)
-	return MergeSuggestion{Teammate: pl.name, Entries: []string{a, b},
+	return MergeSuggestion{Teammate: pl.name, Kind: "merge", Entries: []string{a, b},
 		Reason: fmt.Sprintf("%s; %q is reinforced by %d memories", over, a, len(we.Cites))}
 }

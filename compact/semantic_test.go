@@ -418,14 +418,7 @@ Integration tests run against the staging database before every release.
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pairs, alone [][]string
-	for _, m := range res.Plan.Merges {
-		if len(m.Entries) == 2 {
-			pairs = append(pairs, m.Entries)
-		} else {
-			alone = append(alone, m.Entries)
-		}
-	}
+	pairs, alone := suggestionsByKind(t, res.Plan.Merges)
 	wantPair := [][]string{{"Run integration tests against staging", "Integration tests run against staging"}}
 	if !reflect.DeepEqual(pairs, wantPair) {
 		t.Errorf("pairs %q, want only the two alike entries %q", pairs, wantPair)
@@ -433,4 +426,54 @@ Integration tests run against the staging database before every release.
 	if want := [][]string{{"Dashboards live in the ops folder"}}; !reflect.DeepEqual(alone, want) {
 		t.Errorf("entries named alone %q, want %q", alone, want)
 	}
+}
+
+// TestMergeSuggestionsShortenOnlyTheUnlike: an entry whose like is already
+// paired with another is not named to shorten as if it were like no other.
+func TestMergeSuggestionsShortenOnlyTheUnlike(t *testing.T) {
+	ws := fromTxtar(t, `-- beacon/SOUL.md --
+# Beacon
+-- beacon/WISDOM.md --
+# Wisdom
+
+## Run integration tests against staging
+
+Run the integration tests against the staging database before each release.
+
+## Nightly database backups
+
+The staging database and the production database are backed up every night before the release.
+
+## Integration tests run against staging
+
+Integration tests run against the staging database before every release.
+`)
+	res, err := Run(context.Background(), ws, Options{Semantic: true, Now: fixed("2026-11-18"), WisdomBudget: 20, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs, alone := suggestionsByKind(t, res.Plan.Merges)
+	if want := [][]string{{"Run integration tests against staging", "Integration tests run against staging"}}; !reflect.DeepEqual(pairs, want) {
+		t.Errorf("pairs %q, want %q", pairs, want)
+	}
+	if len(alone) != 0 {
+		t.Errorf("named to shorten %q: its like is paired above, it is not like no other", alone)
+	}
+}
+
+// suggestionsByKind splits suggestions into merges and entries to
+// shorten, checking that each has the entries its kind says.
+func suggestionsByKind(t *testing.T, ms []MergeSuggestion) (pairs, alone [][]string) {
+	t.Helper()
+	for _, m := range ms {
+		switch {
+		case m.Kind == "merge" && len(m.Entries) == 2:
+			pairs = append(pairs, m.Entries)
+		case m.Kind == "shorten" && len(m.Entries) == 1:
+			alone = append(alone, m.Entries)
+		default:
+			t.Errorf("suggestion of kind %q with %d entries: %+v", m.Kind, len(m.Entries), m)
+		}
+	}
+	return pairs, alone
 }
