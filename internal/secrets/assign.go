@@ -152,11 +152,42 @@ func valueAfter(t string, i int) (start, end int, ok bool) {
 	}
 	i = skip(t, i, "*")
 	i = skip(t, i, " \t")
+	i = yamlProperties(t, i)
 	start, end = readValue(t, i)
 	if word := strings.ToLower(t[start:end]); (word == "bearer" || word == "basic" || word == "token") && end < len(t) && t[end] == ' ' {
 		start, end = readValue(t, end+1)
 	}
 	return start, end, end > start
+}
+
+// yamlProperties skips what YAML lets come before a value: an anchor
+// ("&pw "), a tag ("!!str ", "!secret "), then a block scalar's header
+// ("|", ">-", "|2", alone on its line), whose text starts on the next
+// line. Else it returns i.
+func yamlProperties(t string, i int) int {
+	for n := 0; n < 2 && i < len(t) && (t[i] == '&' || t[i] == '!'); n++ {
+		j := i
+		for j < len(t) && j-i <= maxName && strings.IndexByte(" \t\r\n", t[j]) < 0 {
+			j++
+		}
+		if j >= len(t) || t[j] != ' ' && t[j] != '\t' {
+			return i
+		}
+		i = skip(t, j, " \t")
+	}
+	if i >= len(t) || t[i] != '|' && t[i] != '>' {
+		return i
+	}
+	j := skip(t, skip(t, i+1, "+-0123456789"), " \t\r")
+	if j >= len(t) || t[j] != '\n' {
+		return i
+	}
+	for k := j + 1; k < len(t) && k-j <= maxValue; k = skip(t, k, "\n") {
+		if k = skip(t, k, " \t\r"); k < len(t) && t[k] != '\n' {
+			return k
+		}
+	}
+	return i
 }
 
 // readValue reads a quoted value (without its quotes, on one line) or a
