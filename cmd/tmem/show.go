@@ -118,14 +118,14 @@ func (f *factory) printDoc(rel string, src []byte, raw bool) error {
 		out.Entries = []layout.Entry{}
 	}
 	if !raw {
-		out.redact()
+		out.redact(string(src))
 	}
 	return f.printJSON(out)
 }
 
-// redact shows every secret of d as [REDACTED:kind], entries' lines kept,
-// and lists the rules found in d.Redacted.
-func (d *showDoc) redact() {
+// redact shows every secret of d, parsed from src, as [REDACTED:kind],
+// entries' lines kept, and lists the rules found in d.Redacted.
+func (d *showDoc) redact(src string) {
 	rules := map[string]bool{}
 	note := func(found []secrets.Finding) {
 		for _, f := range found {
@@ -142,7 +142,7 @@ func (d *showDoc) redact() {
 		e.Text, found = secrets.RedactLines(e.Text)
 		note(found)
 	}
-	fm, fmRules := secrets.RedactValue(d.Frontmatter)
+	fm, fmRules := secrets.RedactValue(d.Frontmatter, src)
 	d.Frontmatter = fm.(map[string]interface{})
 	for _, r := range fmRules {
 		rules[r] = true
@@ -160,6 +160,12 @@ func jsonable(v interface{}) interface{} {
 		m := map[string]interface{}{}
 		for k, val := range x {
 			m[fmt.Sprint(k)] = jsonable(val)
+		}
+		return m
+	case map[string]interface{}:
+		m := make(map[string]interface{}, len(x))
+		for k, val := range x {
+			m[k] = jsonable(val)
 		}
 		return m
 	case []interface{}:
