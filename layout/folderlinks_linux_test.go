@@ -30,6 +30,10 @@ func TestTeammateFolderLinkSpelledInAnotherCase(t *testing.T) {
 			links: [][2]string{{"pipe", "Templates/pipe"}}, where: "symlink to Templates/pipe, in templates, the folder of template overrides"},
 		{name: "the folder another teammate's link leads to", bind: "Shared", as: "SHARED", folder: "Shared/c/pipe",
 			links: [][2]string{{"cedar", "Shared/c"}, {"pipe", "SHARED/c/pipe"}}, where: `symlink to SHARED/c/pipe, in Shared/c, the folder of teammate "cedar"`},
+		{name: "a teammate's folder spelled with a long s", bind: "quill", as: "ſquill", folder: "quill/memory",
+			links: [][2]string{{"pipe", "ſquill/memory"}}, where: "symlink to ſquill/memory, in quill, the folder of teammate \"quill\""},
+		{name: "another link's folder in another Unicode form", bind: "Shared/café", as: "Shared/café", folder: "Shared/café/pipe",
+			links: [][2]string{{"cedar", "Shared/café"}, {"pipe", "Shared/café/pipe"}}, where: "symlink to Shared/café/pipe, in Shared/café, the folder of teammate \"cedar\""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -127,8 +127,9 @@ func (w *Workspace) aliasOf(name string) (target string, ok bool) {
 // folderLinks is where the links in the workspace folder under names a
 // teammate can have lead.
 type folderLinks struct {
-	root string            // the workspace folder, every link followed
-	to   map[string]string // by link name: where it leads, every link followed, relative to root
+	root  string            // the workspace folder, every link followed
+	to    map[string]string // by link name: where it leads, every link followed, relative to root
+	names []string          // the workspace folder's entries
 }
 
 // folderLinks follows the links among ents, the workspace folder's
@@ -143,6 +144,7 @@ func (w *Workspace) folderLinks(ents []fs.DirEntry) folderLinks {
 	fl.root = root
 	for _, e := range ents {
 		name := e.Name()
+		fl.names = append(fl.names, name)
 		if e.Type()&fs.ModeSymlink == 0 || ValidateName(name) != nil {
 			continue
 		}
@@ -221,47 +223,52 @@ func (fl folderLinks) refusedTarget(name, to string) (where string, refused bool
 	return "", false
 }
 
-// caseOf is first, an entry of the workspace folder, as the name of the
-// entry it is: on a disk that ignores case "QUILL" is the folder "quill"
-// and "Templates" is "templates", which the link's text need not spell as
-// the folder does. Told by the folders being one, not by the disk's rules.
+// caseOf is first, the first part of where a link leads, as the name of
+// a teammate's folder or of templates when it is that folder: on a disk
+// that ignores case (or Unicode forms) "QUILL" is the folder "quill" and
+// "Templates" is "templates", however the link's text spells them, and a
+// folder mounted on another is that folder. Told by the folders being
+// one, among the workspace folder's entries, not by any rule of case.
 func (fl folderLinks) caseOf(first string) string {
-	lower := strings.ToLower(first)
-	if lower == first || fl.root == "" {
+	if fl.root == "" || first == "templates" || ValidateName(first) == nil {
 		return first
 	}
-	if oneFolder(filepath.Join(fl.root, first), filepath.Join(fl.root, lower)) {
-		return lower
+	st, err := os.Stat(filepath.Join(fl.root, first))
+	if err != nil || !st.IsDir() {
+		return first
+	}
+	for _, name := range fl.names {
+		if name != "templates" && ValidateName(name) != nil {
+			continue
+		}
+		// Lstat: a link to the folder is an alias, not the folder.
+		if other, err := os.Lstat(filepath.Join(fl.root, name)); err == nil && other.IsDir() && os.SameFile(st, other) {
+			return name
+		}
 	}
 	return first
 }
 
 // within reports whether the workspace path to lies inside the folder
-// oto: by name, or on a disk that ignores case, by one of to's parents
-// being that folder.
+// oto: by name, or, spelled otherwise, by one of to's parents being that
+// folder.
 func (fl folderLinks) within(to, oto string) bool {
 	if strings.HasPrefix(to, oto+"/") {
 		return true
 	}
-	if fl.root == "" || !strings.EqualFold(to[:min(len(to), len(oto))], oto) {
+	if fl.root == "" {
+		return false
+	}
+	st, err := os.Stat(filepath.Join(fl.root, filepath.FromSlash(oto)))
+	if err != nil || !st.IsDir() {
 		return false
 	}
 	for p := path.Dir(to); p != "." && p != "/"; p = path.Dir(p) {
-		if oneFolder(filepath.Join(fl.root, filepath.FromSlash(p)), filepath.Join(fl.root, filepath.FromSlash(oto))) {
+		if other, err := os.Stat(filepath.Join(fl.root, filepath.FromSlash(p))); err == nil && os.SameFile(st, other) {
 			return true
 		}
 	}
 	return false
-}
-
-// oneFolder reports whether paths a and b are one folder.
-func oneFolder(a, b string) bool {
-	sa, err := os.Stat(a)
-	if err != nil || !sa.IsDir() {
-		return false
-	}
-	sb, err := os.Stat(b)
-	return err == nil && os.SameFile(sa, sb)
 }
 
 // folderLinkError says where a teammate's folder that is a link tmem
