@@ -510,7 +510,7 @@ func (pl *planner) writeWisdom(ub *unit, w *wisdomDoc) error {
 func (pl *planner) suggestMerges(w *wisdomDoc) {
 	tokens := Tokens(string(pl.overlay[w.rel].Content))
 	over := tokens - pl.o.WisdomBudget
-	if over <= 0 || len(w.entries) < 2 {
+	if over <= 0 || len(w.entries) == 0 {
 		return
 	}
 	order := append([]*wisdomEntry(nil), w.entries...)

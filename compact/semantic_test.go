@@ -477,3 +477,38 @@ func suggestionsByKind(t *testing.T, ms []MergeSuggestion) (pairs, alone [][]str
 	}
 	return pairs, alone
 }
+
+// TestMergeSuggestionsEdges: a WISDOM.md of one entry over its budget
+// gets that entry named to shorten; an entry as like two others pairs
+// with the first of them.
+func TestMergeSuggestionsEdges(t *testing.T) {
+	entry := func(title string) string {
+		return "## " + title + "\n\nRun the integration tests against the staging database before each release, every time.\n\n"
+	}
+	tests := []struct {
+		name         string
+		titles       []string
+		pairs, alone [][]string
+	}{
+		{name: "one entry", titles: []string{"Staging first"}, alone: [][]string{{"Staging first"}}},
+		{name: "a tie", titles: []string{"Staging first", "Staging second", "Staging third"},
+			pairs: [][]string{{"Staging first", "Staging second"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := "# Wisdom\n\n"
+			for _, title := range tt.titles {
+				w += entry(title)
+			}
+			ws := fromTxtar(t, "-- beacon/SOUL.md --\n# Beacon\n-- beacon/WISDOM.md --\n"+w)
+			res, err := Run(context.Background(), ws, Options{Semantic: true, Now: fixed("2026-11-18"), WisdomBudget: 20, DryRun: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pairs, alone := suggestionsByKind(t, res.Plan.Merges)
+			if !reflect.DeepEqual(pairs, tt.pairs) || !reflect.DeepEqual(alone, tt.alone) {
+				t.Errorf("pairs %q and alone %q, want %q and %q", pairs, alone, tt.pairs, tt.alone)
+			}
+		})
+	}
+}
