@@ -393,71 +393,42 @@ func TestMergeSuggestionsRedacted(t *testing.T) {
 }
 
 // TestMergeSuggestionsPairAlike: an over-budget WISDOM.md gets a merge
-// suggested only for entries alike enough to cluster; an entry like no
-// other is named alone, to shorten by hand, never paired with an
-// unrelated one.
+// suggested only for entries alike enough to cluster, each with the first
+// of those most like it; an entry like no other (or the only one) is named
+// alone, to shorten by hand, never paired with an unrelated one, and an
+// entry whose like is already paired is not named as like no other.
 func TestMergeSuggestionsPairAlike(t *testing.T) {
-	ws := fromTxtar(t, `-- beacon/SOUL.md --
-# Beacon
--- beacon/WISDOM.md --
-# Wisdom
-
-## Dashboards live in the ops folder
-
-Every service dashboard is kept in the ops folder of the monorepo.
-
-## Run integration tests against staging
-
-Run the integration tests against the staging database before each release.
-
-## Integration tests run against staging
-
-Integration tests run against the staging database before every release.
-`)
-	res, err := Run(context.Background(), ws, Options{Semantic: true, Now: fixed("2026-11-18"), WisdomBudget: 20, DryRun: true})
-	if err != nil {
-		t.Fatal(err)
+	const (
+		run     = "## Run integration tests against staging\n\nRun the integration tests against the staging database before each release.\n\n"
+		tests   = "## Integration tests run against staging\n\nIntegration tests run against the staging database before every release.\n\n"
+		boards  = "## Dashboards live in the ops folder\n\nEvery service dashboard is kept in the ops folder of the monorepo.\n\n"
+		backups = "## Nightly database backups\n\nThe staging database and the production database are backed up every night before the release.\n\n"
+		same    = "\n\nRun the integration tests against the staging database before each release, every time.\n\n"
+	)
+	runPair := [][]string{{"Run integration tests against staging", "Integration tests run against staging"}}
+	cases := []struct {
+		name         string
+		wisdom       string
+		pairs, alone [][]string
+	}{
+		{name: "an unlike entry first", wisdom: boards + run + tests, pairs: runPair, alone: [][]string{{"Dashboards live in the ops folder"}}},
+		{name: "an entry whose like is paired", wisdom: run + backups + tests, pairs: runPair},
+		{name: "one entry", wisdom: "## Staging first" + same, alone: [][]string{{"Staging first"}}},
+		{name: "a tie", wisdom: "## Staging first" + same + "## Staging second" + same + "## Staging third" + same,
+			pairs: [][]string{{"Staging first", "Staging second"}}},
 	}
-	pairs, alone := suggestionsByKind(t, res.Plan.Merges)
-	wantPair := [][]string{{"Run integration tests against staging", "Integration tests run against staging"}}
-	if !reflect.DeepEqual(pairs, wantPair) {
-		t.Errorf("pairs %q, want only the two alike entries %q", pairs, wantPair)
-	}
-	if want := [][]string{{"Dashboards live in the ops folder"}}; !reflect.DeepEqual(alone, want) {
-		t.Errorf("entries named alone %q, want %q", alone, want)
-	}
-}
-
-// TestMergeSuggestionsShortenOnlyTheUnlike: an entry whose like is already
-// paired with another is not named to shorten as if it were like no other.
-func TestMergeSuggestionsShortenOnlyTheUnlike(t *testing.T) {
-	ws := fromTxtar(t, `-- beacon/SOUL.md --
-# Beacon
--- beacon/WISDOM.md --
-# Wisdom
-
-## Run integration tests against staging
-
-Run the integration tests against the staging database before each release.
-
-## Nightly database backups
-
-The staging database and the production database are backed up every night before the release.
-
-## Integration tests run against staging
-
-Integration tests run against the staging database before every release.
-`)
-	res, err := Run(context.Background(), ws, Options{Semantic: true, Now: fixed("2026-11-18"), WisdomBudget: 20, DryRun: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pairs, alone := suggestionsByKind(t, res.Plan.Merges)
-	if want := [][]string{{"Run integration tests against staging", "Integration tests run against staging"}}; !reflect.DeepEqual(pairs, want) {
-		t.Errorf("pairs %q, want %q", pairs, want)
-	}
-	if len(alone) != 0 {
-		t.Errorf("named to shorten %q: its like is paired above, it is not like no other", alone)
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := fromTxtar(t, "-- beacon/SOUL.md --\n# Beacon\n-- beacon/WISDOM.md --\n# Wisdom\n\n"+tt.wisdom)
+			res, err := Run(context.Background(), ws, Options{Semantic: true, Now: fixed("2026-11-18"), WisdomBudget: 20, DryRun: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pairs, alone := suggestionsByKind(t, res.Plan.Merges)
+			if !reflect.DeepEqual(pairs, tt.pairs) || !reflect.DeepEqual(alone, tt.alone) {
+				t.Errorf("pairs %q and alone %q, want %q and %q", pairs, alone, tt.pairs, tt.alone)
+			}
+		})
 	}
 }
 
@@ -476,39 +447,4 @@ func suggestionsByKind(t *testing.T, ms []MergeSuggestion) (pairs, alone [][]str
 		}
 	}
 	return pairs, alone
-}
-
-// TestMergeSuggestionsEdges: a WISDOM.md of one entry over its budget
-// gets that entry named to shorten; an entry as like two others pairs
-// with the first of them.
-func TestMergeSuggestionsEdges(t *testing.T) {
-	entry := func(title string) string {
-		return "## " + title + "\n\nRun the integration tests against the staging database before each release, every time.\n\n"
-	}
-	tests := []struct {
-		name         string
-		titles       []string
-		pairs, alone [][]string
-	}{
-		{name: "one entry", titles: []string{"Staging first"}, alone: [][]string{{"Staging first"}}},
-		{name: "a tie", titles: []string{"Staging first", "Staging second", "Staging third"},
-			pairs: [][]string{{"Staging first", "Staging second"}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			w := "# Wisdom\n\n"
-			for _, title := range tt.titles {
-				w += entry(title)
-			}
-			ws := fromTxtar(t, "-- beacon/SOUL.md --\n# Beacon\n-- beacon/WISDOM.md --\n"+w)
-			res, err := Run(context.Background(), ws, Options{Semantic: true, Now: fixed("2026-11-18"), WisdomBudget: 20, DryRun: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			pairs, alone := suggestionsByKind(t, res.Plan.Merges)
-			if !reflect.DeepEqual(pairs, tt.pairs) || !reflect.DeepEqual(alone, tt.alone) {
-				t.Errorf("pairs %q and alone %q, want %q and %q", pairs, alone, tt.pairs, tt.alone)
-			}
-		})
-	}
 }
