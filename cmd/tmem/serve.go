@@ -127,10 +127,14 @@ func (f *factory) serve(ctx context.Context, opts *serveOptions) error {
 	if ln == nil {
 		return svc.ServeStdio(ctx, f.stdin, f.stdout)
 	}
+	token := f.getenv("TMEM_TOKEN")
+	if token == "" {
+		f.warnf("no TMEM_TOKEN: every program and user on this machine can read and write this memory through http://%s%s; set TMEM_TOKEN to ask each request for it", ln.Addr(), serve.HTTPPath)
+	}
 	if !f.quiet {
 		fmt.Fprintf(f.stderr, "tmem: serving MCP on http://%s%s\n", ln.Addr(), serve.HTTPPath)
 	}
-	return svc.RunHTTP(ctx, ln, f.getenv("TMEM_TOKEN"))
+	return svc.RunHTTP(ctx, ln, token)
 }
 
 // listen opens the --http address, checked as ListenHTTP checks it; nil

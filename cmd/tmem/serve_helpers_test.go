@@ -195,6 +195,14 @@ func runCLI(t *testing.T, dir string, args ...string) string {
 // environment, and returns the endpoint's URL read from its stderr.
 func startHTTP(t *testing.T, dir string, env []string, args ...string) string {
 	t.Helper()
+	u, _ := startHTTPLog(t, dir, env, args...)
+	return u
+}
+
+// startHTTPLog is startHTTP that also returns the server's stderr, up to
+// the line that says where it listens and on as it comes.
+func startHTTPLog(t *testing.T, dir string, env []string, args ...string) (string, *lockedBuffer) {
+	t.Helper()
 	cmd := exec.Command("tmem", append([]string{"--dir", dir, "--now", serveNow, "serve", "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(childEnv(t), env...)
 	pr, pw, err := os.Pipe()
@@ -227,11 +235,11 @@ func startHTTP(t *testing.T, dir string, env []string, args ...string) string {
 	})
 	select {
 	case u := <-url:
-		return u
+		return u, rest
 	case <-time.After(time.Minute):
 		t.Fatalf("tmem serve --http did not say where it listens\n%s", rest)
 	}
-	return ""
+	return "", rest
 }
 
 // connectHTTP opens an MCP session to url; header, when set, is added to

@@ -82,6 +82,23 @@ func TestServeHTTPToken(t *testing.T) {
 	}
 }
 
+// TestServeHTTPWithoutToken: served over HTTP without TMEM_TOKEN, the
+// memory is open to every program and user on the machine that reaches
+// the port, which stderr says before it says where it listens; with a
+// token, it says nothing of it.
+func TestServeHTTPWithoutToken(t *testing.T) {
+	dir := exampleWorkspace(t)
+	const warning = "tmem: no TMEM_TOKEN: every program and user on this machine can read and write this memory through http://127.0.0.1:"
+	_, log := startHTTPLog(t, dir, nil)
+	if !strings.Contains(log.String(), warning) {
+		t.Errorf("stderr without a token:\n%s\nwant a line starting %q", log, warning)
+	}
+	_, log = startHTTPLog(t, dir, []string{"TMEM_TOKEN=4f9c1e7a2b6d8e0f3a5c7e9b1d3f5a7c"})
+	if strings.Contains(log.String(), "no TMEM_TOKEN") {
+		t.Errorf("stderr with a token:\n%s\nwant no warning", log)
+	}
+}
+
 func TestServeHTTPHostOrigin(t *testing.T) {
 	dir := exampleWorkspace(t)
 	u := startHTTP(t, dir, nil)
