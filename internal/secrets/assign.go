@@ -54,7 +54,7 @@ func assignmentAt(s *scan, i int, _ string) (match, bool) {
 	if as == nil {
 		return match{}, false
 	}
-	vs, ve, ok := valueAfter(t, ne)
+	vs, ve, ok := valueAfter(t, ns, ne)
 	if !ok {
 		return match{}, false
 	}
@@ -135,9 +135,9 @@ func nameWords(name string) []string {
 	return words
 }
 
-// valueAfter finds the value assigned after a name ending at i: closing
+// valueAfter finds the value assigned after a name from ns to i: closing
 // quotes or emphasis, a separator, then a quoted or bare value.
-func valueAfter(t string, i int) (start, end int, ok bool) {
+func valueAfter(t string, ns, i int) (start, end int, ok bool) {
 	i = skip(t, i, "\"'`*")
 	i = skip(t, i, " \t")
 	switch {
@@ -152,7 +152,9 @@ func valueAfter(t string, i int) (start, end int, ok bool) {
 	}
 	i = skip(t, i, "*")
 	i = skip(t, i, " \t")
-	i = yamlProperties(t, i)
+	if i, ok = yamlProperties(t, ns, i); !ok {
+		return 0, 0, false
+	}
 	start, end = readValue(t, i)
 	if word := strings.ToLower(t[start:end]); (word == "bearer" || word == "basic" || word == "token") && end < len(t) && t[end] == ' ' {
 		start, end = readValue(t, end+1)
@@ -160,34 +162,91 @@ func valueAfter(t string, i int) (start, end int, ok bool) {
 	return start, end, end > start
 }
 
-// yamlProperties skips what YAML lets come before a value: an anchor
-// ("&pw "), a tag ("!!str ", "!secret "), then a block scalar's header
-// ("|", ">-", "|2", alone on its line), whose text starts on the next
-// line. Else it returns i.
-func yamlProperties(t string, i int) int {
+// yamlProperties skips what YAML lets come before a value assigned to
+// the name starting at ns: an anchor ("&pw "), a tag that keeps the
+// value a string ("!!str ", "!!binary ", "! "), then, at the end of the
+// line (a comment may follow a block scalar's header: "|", ">-", "|2"),
+// the line break and the indentation of the value's first line, which
+// must be indented deeper than the name. Any other tag ("!Ref",
+// "!ImportValue", "!secret", "!vault") means the value is elsewhere: ok
+// is false. Text that is none of these is left as it is.
+func yamlProperties(t string, ns, i int) (int, bool) {
+	props := false
 	for n := 0; n < 2 && i < len(t) && (t[i] == '&' || t[i] == '!'); n++ {
 		j := i
-		for j < len(t) && j-i <= maxName && strings.IndexByte(" \t\r\n", t[j]) < 0 {
+		for j < len(t) && j-i <= maxValue && strings.IndexByte(" \t\r\n", t[j]) < 0 {
 			j++
 		}
-		if j >= len(t) || t[j] != ' ' && t[j] != '\t' {
-			return i
+		if t[i] == '!' && !stringTag(t[i:j]) {
+			return i, false
 		}
-		i = skip(t, j, " \t")
+		i, props = skip(t, j, " \t"), true
 	}
-	if i >= len(t) || t[i] != '|' && t[i] != '>' {
-		return i
+	if i < len(t) && (t[i] == '|' || t[i] == '>') {
+		j := skip(t, skip(t, i+1, "+-0123456789"), " \t")
+		if j < len(t) && t[j] == '#' {
+			j = lineEnd(t, j)
+		}
+		return nextLineValue(t, ns, i, j)
 	}
-	j := skip(t, skip(t, i+1, "+-0123456789"), " \t\r")
+	if props {
+		return nextLineValue(t, ns, i, i)
+	}
+	return i, true
+}
+
+// stringTag reports whether the YAML tag keeps its value a string.
+func stringTag(tag string) bool {
+	switch tag {
+	case "!", "!!str", "!!binary", "!<tag:yaml.org,2002:str>", "!<tag:yaml.org,2002:binary>":
+		return true
+	}
+	return false
+}
+
+// nextLineValue is where the value starts when the line goes on no
+// further than j (white space aside): the first non-blank line after it,
+// if that is indented deeper than the name at ns. Otherwise it is i, the
+// value on this line.
+func nextLineValue(t string, ns, i, j int) (int, bool) {
+	j = skip(t, j, " \t\r")
 	if j >= len(t) || t[j] != '\n' {
-		return i
+		return i, true
+	}
+	col, ok := column(t, ns)
+	if !ok {
+		return i, true
 	}
 	for k := j + 1; k < len(t) && k-j <= maxValue; k = skip(t, k, "\n") {
+		line := k
 		if k = skip(t, k, " \t\r"); k < len(t) && t[k] != '\n' {
-			return k
+			if k-line > col {
+				return k, true
+			}
+			return i, true
 		}
 	}
-	return i
+	return i, true
+}
+
+// column is how far into its line the name at ns starts; ok is false when
+// the line's start is more than maxName bytes back.
+func column(t string, ns int) (int, bool) {
+	for k := ns; k > 0 && ns-k <= maxName; k-- {
+		if t[k-1] == '\n' {
+			return ns - k, true
+		}
+	}
+	return ns, ns <= maxName
+}
+
+// lineEnd is the offset of the line break that ends the line at i, or
+// len(t), looking at most maxValue bytes on.
+func lineEnd(t string, i int) int {
+	if n := strings.IndexByte(t[i:min(len(t), i+maxValue)], '\n'); n >= 0 {
+		return i + n
+	}
+	return min(len(t), i+maxValue)
 }
 
 // readValue reads a quoted value (without its quotes, on one line) or a

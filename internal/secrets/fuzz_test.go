@@ -21,6 +21,8 @@ func FuzzScan(f *testing.F) {
 		"xoxb-1234567890-" + rnd(9, alnumChars, 24) + " glpat-" + rnd(10, b64URLChars, 20),
 		"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk",
 		"token: [REDACTED:github-token]",
+		"password: &" + jwt(`{"alg":"HS256"}`) + " Xk9#mQ2$vL7pZr",
+		"db:\n  password: &a !!str\n    Xk9#mQ2$vL7pZr\n  token: >- # note\n\n    " + rnd(11, alnumChars, 24) + "\n",
 	} {
 		f.Add(s)
 	}
