@@ -129,7 +129,7 @@ func (f *factory) serve(ctx context.Context, opts *serveOptions) error {
 	}
 	token := f.getenv("TMEM_TOKEN")
 	if token == "" {
-		f.warnf("no TMEM_TOKEN: every program and user on this machine can read and write this memory through http://%s%s; set TMEM_TOKEN to ask each request for it", ln.Addr(), serve.HTTPPath)
+		f.warnf("no TMEM_TOKEN: every program and user on this machine can read and write this memory through http://%s%s; set TMEM_TOKEN to require it as a bearer token on every request", ln.Addr(), serve.HTTPPath)
 	}
 	if !f.quiet {
 		fmt.Fprintf(f.stderr, "tmem: serving MCP on http://%s%s\n", ln.Addr(), serve.HTTPPath)
