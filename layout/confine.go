@@ -128,11 +128,10 @@ func (w *Workspace) checkOpened(r, sub *os.Root, teammate string) error {
 	if err == nil && st.IsDir() && os.SameFile(st, opened) {
 		return nil
 	}
-	ents, err := w.ReadDir("")
+	fl, _, err := w.currentLinks()
 	if err != nil {
 		return err
 	}
-	fl := w.folderLinks(ents)
 	if err := fl.refusal(teammate); err != nil {
 		return err
 	}

@@ -293,26 +293,32 @@ func (e *folderLinkError) Is(target error) bool {
 	return target == ErrOtherFolder || target == ErrOutside
 }
 
+// currentLinks lists the workspace folder and follows its links (see
+// folderLinks).
+func (w *Workspace) currentLinks() (folderLinks, []fs.DirEntry, error) {
+	ents, err := w.ReadDir("")
+	if err != nil {
+		return folderLinks{}, nil, err
+	}
+	return w.folderLinks(ents), ents, nil
+}
+
 // folderLinkRefusal returns the error for the teammate's folder name when
 // it is a link tmem refuses, else nil.
 func (w *Workspace) folderLinkRefusal(name string) error {
-	ents, err := w.ReadDir("")
+	fl, _, err := w.currentLinks()
 	if err != nil {
 		return nil
 	}
-	return w.folderLinks(ents).refusal(name)
+	return fl.refusal(name)
 }
 
 // linkedFolders returns the teammates' folders that are links tmem
 // follows, by name, with where they lead (every link followed), and the
 // errors for those it refuses, by name. Aliases are in neither.
 func (w *Workspace) linkedFolders() (linked, walked map[string]bool, refused map[string]error) {
-	ents, err := w.ReadDir("")
-	if err != nil {
-		return nil, nil, nil
-	}
-	fl := w.folderLinks(ents)
-	if len(fl.to) == 0 {
+	fl, ents, err := w.currentLinks()
+	if err != nil || len(fl.to) == 0 {
 		return nil, nil, nil
 	}
 	linked, walked = map[string]bool{}, map[string]bool{}
