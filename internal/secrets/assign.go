@@ -36,7 +36,9 @@ func set(words ...string) map[string]bool {
 // assignmentAt reads "name <sep> value" around a hint inside the name,
 // where sep is =, :, := or =>, the name and the value may be quoted, and
 // the value may follow "Bearer", "Basic" or "token". It reports the value
-// when the name is secret-like and the value looks random.
+// when the name is secret-like and the value looks random. A value
+// nested under the name (a YAML or JSON mapping or list) is read as the
+// name's own: see nestedValues.
 func assignmentAt(s *scan, i int, _ string) (match, bool) {
 	t := s.text
 	ns, ne := i, i
@@ -54,12 +56,25 @@ func assignmentAt(s *scan, i int, _ string) (match, bool) {
 	if as == nil {
 		return match{}, false
 	}
-	vs, ve, ok := valueAfter(t, ns, ne)
+	vs, ok := valueStart(t, ns, ne)
 	if !ok {
 		return match{}, false
 	}
+	if s.nestedValues(ns, vs, as) {
+		return match{}, false
+	}
+	vs, ve := readValue(t, vs)
+	if word := strings.ToLower(t[vs:ve]); (word == "bearer" || word == "basic" || word == "token") && ve < len(t) && t[ve] == ' ' {
+		vs, ve = readValue(t, ve+1)
+	}
+	return assigned(t, vs, ve, as)
+}
+
+// assigned is the match for t[vs:ve], a value assigned to a name that
+// rule as reads, if the value looks like a secret.
+func assigned(t string, vs, ve int, as *rule) (match, bool) {
 	v := t[vs:ve]
-	if strings.HasSuffix(v, "EXAMPLEKEY") { // AWS's documentation key
+	if v == "" || strings.HasSuffix(v, "EXAMPLEKEY") { // AWS's documentation key
 		return match{}, false
 	}
 	if as == awsSecretRule && !awsSecret(v) {
@@ -89,9 +104,9 @@ func nameRule(name string) *rule {
 		switch {
 		case vetoWords[w]:
 			return nil
-		case passwordWords[w] || strings.HasSuffix(w, "password") || strings.HasSuffix(w, "passwd"):
+		case passwordWords[w] || strings.HasSuffix(w, "password") || strings.HasSuffix(w, "passwords") || strings.HasSuffix(w, "passwd"):
 			pass = true
-		case secretWords[w] || strings.HasSuffix(w, "token") || strings.HasSuffix(w, "secret"):
+		case secretWords[w] || strings.HasSuffix(w, "token") || strings.HasSuffix(w, "tokens") || strings.HasSuffix(w, "secret"):
 			secret = true
 		case w == "key" || w == "keys":
 			key = true
@@ -135,31 +150,25 @@ func nameWords(name string) []string {
 	return words
 }
 
-// valueAfter finds the value assigned after a name from ns to i: closing
-// quotes or emphasis, a separator, then a quoted or bare value.
-func valueAfter(t string, ns, i int) (start, end int, ok bool) {
+// valueStart finds where the value assigned after a name from ns to i
+// starts: after closing quotes or emphasis, a separator, and what YAML
+// lets come before a value. ok is false when no separator follows.
+func valueStart(t string, ns, i int) (int, bool) {
 	i = skip(t, i, "\"'`*")
 	i = skip(t, i, " \t")
 	switch {
 	case strings.HasPrefix(t[i:], ":="), strings.HasPrefix(t[i:], "=>"):
 		i += 2
 	case strings.HasPrefix(t[i:], "=="), strings.HasPrefix(t[i:], "://"), strings.HasPrefix(t[i:], "::"):
-		return 0, 0, false
+		return 0, false
 	case strings.HasPrefix(t[i:], "="), strings.HasPrefix(t[i:], ":"):
 		i++
 	default:
-		return 0, 0, false
+		return 0, false
 	}
 	i = skip(t, i, "*")
 	i = skip(t, i, " \t")
-	if i, ok = yamlProperties(t, ns, i); !ok {
-		return 0, 0, false
-	}
-	start, end = readValue(t, i)
-	if word := strings.ToLower(t[start:end]); (word == "bearer" || word == "basic" || word == "token") && end < len(t) && t[end] == ' ' {
-		start, end = readValue(t, end+1)
-	}
-	return start, end, end > start
+	return yamlProperties(t, ns, i)
 }
 
 // yamlProperties skips what YAML lets come before a value assigned to

@@ -40,7 +40,8 @@ func BenchmarkScan(b *testing.B) {
 
 // BenchmarkScanPathological scans 1 MiB of shapes built to make a
 // scanner go quadratic: every hint over and over, key headers without
-// end, names that never end, quotes that never close.
+// end, names that never end, quotes that never close, values nested
+// under values without end.
 func BenchmarkScanPathological(b *testing.B) {
 	shapes := []struct{ name, unit string }{
 		{"hints", "ghp_ AKIA sk- xoxb- glpat- AIza eyJ :// key= token: pass "},
@@ -51,6 +52,8 @@ func BenchmarkScanPathological(b *testing.B) {
 		{"assignments", "password=Xk9mQ2vL7pZr "},
 		{"url-userinfo", "a://u:p"},
 		{"jwt-parts", "eyJhbGciOiJIUzI1NiJ9."},
+		{"flow-openers", "token: [a, {"},
+		{"nested-blocks", staircase("token:", 64)},
 	}
 	for _, sh := range shapes {
 		text := strings.Repeat(sh.unit, (1<<20)/len(sh.unit))
@@ -61,4 +64,14 @@ func BenchmarkScanPathological(b *testing.B) {
 			}
 		})
 	}
+}
+
+// staircase is n lines of line, each indented one space deeper than the
+// one before.
+func staircase(line string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(strings.Repeat(" ", i) + line + "\n")
+	}
+	return b.String()
 }

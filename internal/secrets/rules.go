@@ -24,12 +24,20 @@ type match struct {
 	start, end int
 	verified   bool
 	as         *rule // the rule to report, when not the one that matched
+	// nested is set for a value read as the value of a name above it; a
+	// match of the same text by its own name wins.
+	nested bool
 }
 
 // scan is one Scan call's state, shared by the rules.
 type scan struct {
 	text  string
 	named map[int]bool // assignment names already read, by start offset
+	// more are further matches of the rule that just ran: the values
+	// nested under a secret-like name.
+	more []match
+	// nestedTo is where the last read of nested values stopped.
+	nestedTo int
 }
 
 // hasPrefixFold reports whether t starts with the lower-case hint h,
@@ -112,18 +120,29 @@ func (s *scan) candidates() []candidate {
 			if h.rule.fold && !hasPrefixFold(t[i:], h.text) || !h.rule.fold && !strings.HasPrefix(t[i:], h.text) {
 				continue
 			}
-			m, ok := h.rule.at(s, i, h.text)
-			if !ok {
-				continue
+			if m, ok := h.rule.at(s, i, h.text); ok {
+				out = append(out, h.rule.candidate(m))
 			}
-			as := h.rule
-			if m.as != nil {
-				as = m.as
+			for _, m := range s.more {
+				out = append(out, h.rule.candidate(m))
 			}
-			out = append(out, candidate{Finding{Rule: as.id, Kind: as.kind, Name: as.name, Verified: m.verified, Start: m.start, End: m.end}, h.rule.rank})
+			s.more = s.more[:0]
 		}
 	}
 	return out
+}
+
+// candidate is m, found by r.
+func (r *rule) candidate(m match) candidate {
+	as := r
+	if m.as != nil {
+		as = m.as
+	}
+	rank := 2 * r.rank
+	if m.nested {
+		rank++
+	}
+	return candidate{Finding{Rule: as.id, Kind: as.kind, Name: as.name, Verified: m.verified, Start: m.start, End: m.end}, rank}
 }
 
 // rules is the table, most specific first.

@@ -106,9 +106,9 @@ func replace(text string, fs []Finding) string {
 }
 
 // resolve keeps non-overlapping candidates: earliest start first, then
-// the longest, then the rule listed first.
+// the longest, then the rule listed first, then the one found first.
 func resolve(cands []candidate) []Finding {
-	sort.Slice(cands, func(i, j int) bool {
+	sort.SliceStable(cands, func(i, j int) bool {
 		a, b := cands[i], cands[j]
 		switch {
 		case a.Start != b.Start:

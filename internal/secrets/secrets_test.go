@@ -95,6 +95,14 @@ func TestRulesFind(t *testing.T) {
 		{"password in YAML on the line after an anchor", "db:\n  password: &a\n    " + pw + "\n", []string{"password-assignment:" + pw}},
 		{"token in a YAML block after a comment", "- api_token: | # rotated\n    " + apiKey + "\n", []string{"secret-assignment:" + apiKey}},
 		{"password after a long anchor", "password: &" + token + " " + pw, []string{"jwt:" + token, "password-assignment:" + pw}},
+		{"passwords in a YAML flow mapping", "db_password: {current: " + pw + ", old: \"" + apiKey + "\", rotated: 2026-03-01}", []string{"password-assignment:" + pw, "password-assignment:" + apiKey}},
+		{"tokens in a YAML flow list", "api_tokens: [" + apiKey + ", '" + hexSecret + "']", []string{"secret-assignment:" + apiKey, "secret-assignment:" + hexSecret}},
+		{"password in a nested YAML mapping", "db:\n  password:   # rotated\n    current: " + pw + "\n\n    hint: in the vault\nuser: ci\n", []string{"password-assignment:" + pw}},
+		{"tokens in a YAML list", "api_tokens:\n- " + apiKey + "\n- &b !!str " + hexSecret + "\n", []string{"secret-assignment:" + apiKey, "secret-assignment:" + hexSecret}},
+		{"password on the line after its name", "password:\n  " + pw + "\n", []string{"password-assignment:" + pw}},
+		{"secrets nested two deep", "secrets:\n  prod:\n    - db: " + pw + "\n      api: {primary: " + apiKey + "}\n", []string{"secret-assignment:" + pw, "secret-assignment:" + apiKey}},
+		{"a nested name that names a secret itself", "credentials:\n  aws_secret_access_key: " + awsSecret + "\n", []string{"aws-secret-key:" + awsSecret}},
+		{"secret in nested JSON", `{"credentials": {"primary":"` + apiKey + `", "backup": ["` + hexSecret + `"]}}`, []string{"secret-assignment:" + apiKey, "secret-assignment:" + hexSecret}},
 		{"API key in JSON", `{"apiKey": "` + apiKey + `"}`, []string{"secret-assignment:" + apiKey}},
 		{"API key header", "X-Api-Key: " + apiKey, []string{"secret-assignment:" + apiKey}},
 		{"basic auth header", "Authorization: Basic " + basic, []string{"secret-assignment:" + basic}},
@@ -152,6 +160,9 @@ func TestRulesPass(t *testing.T) {
 		{"identifiers", "auth_method: oauth2_client_credentials\nclientSecret: CLIENT_SECRET_VALUE\npassword: CorrectHorseBatteryStaple"},
 		{"already redacted", "token: " + Marker("github-token") + "\npassword: '" + Marker("password") + "'\nx " + Marker("jwt")},
 		{"short values", "password: hunter2\ntoken: abc123"},
+		{"a name with a block indented no deeper", "api_token:\nbuild: " + rnd(45, alnumChars, 32) + "\n- secret:\n- " + rnd(46, alnumChars, 32)},
+		{"a secret-like word ending a line of prose", "  - we rotated the api token:\n  - " + rnd(47, alnumChars, 32) + " is the build that did it"},
+		{"nothing secret nested", "password:\n  hint: in the vault\n  rotated: 2026-03-01\n  - {kind: manual, by: ops-team-lead}\ntoken: {{ secrets.TOKEN }}"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
