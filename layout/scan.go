@@ -53,6 +53,21 @@ func TopLevel(text string) (top []bool, closer string) {
 	return s.topLines, s.closer()
 }
 
+// InCode reports, line by line (split at "\n"), whether a line of text is
+// read inside a fenced code block or an HTML block that an earlier line
+// opened: shown as written, so a stamp or heading there is not one.
+func InCode(text string) []bool {
+	s := &scanner{para: -1, item: -1}
+	s.lines = bytes.Split([]byte(text), []byte("\n"))
+	in := make([]bool, len(s.lines))
+	for i, raw := range s.lines {
+		in[i] = s.fence != nil || s.html != ""
+		line, indent := trimIndent(raw)
+		s.line(i, line, indent)
+	}
+	return in
+}
+
 // scan reads body's lines with the block rules below.
 func scan(body []byte) *scanner {
 	s := &scanner{para: -1, item: -1}

@@ -166,3 +166,23 @@ func TestThematicBreak(t *testing.T) {
 		})
 	}
 }
+
+func TestInCode(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       []bool
+	}{
+		{"fenced code, its closing line included", "a\n```\nx\n```\nb", []bool{false, false, true, true, false}},
+		{"a longer fence is closed only by as long a run", "~~~~\n~~~\n~~~~\nc", []bool{false, true, true, false}},
+		{"an HTML block until its end", "<pre>\nx\n</pre>\nb", []bool{false, true, true, false}},
+		{"a comment closed on its own line opens nothing", "<!-- tmem:at 2026-03-14T09:00:00Z -->\nb", []bool{false, false}},
+		{"an unclosed fence runs to the end", "```go\n## h\n", []bool{false, true, true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := InCode(tt.text); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("InCode(%q) = %v, want %v", tt.text, got, tt.want)
+			}
+		})
+	}
+}

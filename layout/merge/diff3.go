@@ -53,23 +53,30 @@ func merge3(base, ours, theirs []unit, union bool) []piece {
 		if k == len(base) {
 			return out
 		}
-		out = append(out, piece{units: []unit{anchor(base[k], ours[oe], theirs[te])}})
+		out = append(out, anchor(base[k], ours[oe], theirs[te]))
 		seen[ours[oe].id] = true
 		i, a, b = k+1, oe+1, te+1
 	}
 }
 
-// anchor returns the version of a unit all three hold (by id) that the
-// merge keeps: the one a side changed the text of (an archive section
-// archived again on another day); of two changes, the first in order.
-func anchor(b, o, t unit) unit {
+// anchor merges a unit all three hold (by id: an archive section, whose
+// text can change under the same source and hash): the version a side
+// changed; of two changes, the first in order when they differ only in
+// the day the section was archived (a file archived again on another
+// day), else a conflict (hand edits to the section on both sides).
+func anchor(b, o, t unit) piece {
+	keep := func(u unit) piece { return piece{units: []unit{u}} }
 	switch {
 	case o.text == b.text:
-		return t
-	case t.text == b.text, first(o, t):
-		return o
+		return keep(t)
+	case t.text == b.text:
+		return keep(o)
+	case o.arch == nil || t.arch == nil || o.arch.sec.Text != t.arch.sec.Text:
+		return piece{conflict: true, ours: []unit{o}, theirs: []unit{t}}
+	case first(o, t):
+		return keep(o)
 	}
-	return t
+	return keep(t)
 }
 
 // chunk merges one stretch between anchors.

@@ -78,6 +78,30 @@ func TestMergeFiles(t *testing.T) {
 			want:   arch(section("2026-03-02.md", d1), section("2026-03-04.md", d2)),
 		},
 		{
+			name: "an archive section edited by hand on both sides is a conflict",
+			path: "beacon/memory/archive/2026-03.md",
+			base:      arch(section("2026-03-02.md", d1)),
+			ours:      strings.Replace(arch(section("2026-03-02.md", d1)), "# 2026-03-02.md\n", "# 2026-03-02.md (typo)\n", 1),
+			theirs:    strings.Replace(arch(section("2026-03-02.md", d1)), "# 2026-03-02.md\n", "# 2026-03-02.md\n\ntoken removed\n", 1),
+			want:      sectionConflict(strings.Replace(section("2026-03-02.md", d1), "# 2026-03-02.md", "# 2026-03-02.md (typo)", 1), strings.Replace(section("2026-03-02.md", d1), "# 2026-03-02.md", "# 2026-03-02.md\n\ntoken removed", 1)),
+			conflicts: 1,
+		},
+		{
+			name: "an entry written again word for word is kept",
+			path: "beacon/memory/2026-03-14.md",
+			base: "# 2026-03-14\n\n## Standup\n- no blockers\n", ours: "# 2026-03-14\n\n## Standup\n- no blockers\n\n## Lunch\n- pizza\n",
+			theirs: "# 2026-03-14\n\n## Standup\n- no blockers\n\n## Review\n- ok\n\n## Standup\n- no blockers\n",
+			want:   "# 2026-03-14\n\n## Standup\n- no blockers\n\n## Lunch\n- pizza\n\n## Review\n- ok\n\n## Standup\n- no blockers\n",
+		},
+		{
+			name: "a stamp in a code block or after a blank line under its heading starts no entry",
+			path: "beacon/memory/2026-03-14.md",
+			base: "# 2026-03-14\n\n## A\n\n<!-- tmem:at 2026-03-14T09:00:00Z -->\n\n```\n<!-- tmem:at 2026-03-14T07:00:00Z -->\n```\nalpha\n",
+			ours: "# 2026-03-14\n\n## A\n\n<!-- tmem:at 2026-03-14T09:00:00Z -->\n\n```\n<!-- tmem:at 2026-03-14T07:00:00Z -->\n```\nalpha\n\n## C\n<!-- tmem:at 2026-03-14T11:00:00Z -->\n",
+			theirs: "# 2026-03-14\n\n## A\n\n<!-- tmem:at 2026-03-14T09:00:00Z -->\n\n```\n<!-- tmem:at 2026-03-14T07:00:00Z -->\n```\nalpha\n\n## D\n<!-- tmem:at 2026-03-14T10:00:00Z -->\n",
+			want:   "# 2026-03-14\n\n## A\n\n<!-- tmem:at 2026-03-14T09:00:00Z -->\n\n```\n<!-- tmem:at 2026-03-14T07:00:00Z -->\n```\nalpha\n\n## D\n<!-- tmem:at 2026-03-14T10:00:00Z -->\n\n## C\n<!-- tmem:at 2026-03-14T11:00:00Z -->\n",
+		},
+		{
 			name: "a file that does not parse merges by line",
 			path: "beacon/memory/project_auth.md",
 			base: "---\nname: [\n---\nx\n", ours: "---\nname: [\n---\nx\ny\n", theirs: "---\nname: [\n---\nx\nz\n",
@@ -96,6 +120,14 @@ func TestMergeFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sectionConflict is an archive file of one section, o and t archive
+// files of that section as ours and theirs.
+func sectionConflict(o, t string) string {
+	i := strings.Index(o, "<!-- tmem:archive")
+	j := strings.Index(t, "<!-- tmem:archive")
+	return o[:i] + "<<<<<<< ours\n" + o[i:] + "\n=======\n" + t[j:] + "\n>>>>>>> theirs\n"
 }
 
 func ExampleMerge() {

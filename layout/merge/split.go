@@ -37,25 +37,16 @@ func splitDoc(path string, src []byte) (d doc, ok bool) {
 			return doc{}, false
 		}
 	}
-	starts := map[int]bool{}
-	for _, e := range pd.Entries {
-		if e.Heading != "" {
-			starts[e.Start-1] = true
-		}
-	}
-	for i := body; i < len(lines); i++ {
-		if layout.StampOf(lines[i]) != "" && !(i > 0 && starts[i-1]) {
-			starts[i] = true
-		}
-	}
+	starts := unitStarts(pd, lines, body)
 	from := body
+	seen := map[string]int{}
 	flush := func(to int) {
 		text := trimBlank(lines[from:to])
 		switch {
 		case from == body && !starts[from]:
 			d.preamble = text
 		case text != "":
-			d.units = append(d.units, unit{id: text, key: stampIn(lines[from:to]), text: text})
+			d.units = append(d.units, unit{id: occurrence(seen, text), key: stampIn(lines[from:to]), text: text})
 		}
 		from = to
 	}
@@ -66,6 +57,41 @@ func splitDoc(path string, src []byte) (d doc, ok bool) {
 	}
 	flush(len(lines))
 	return d, true
+}
+
+// unitStarts returns the lines (0-based, of lines; the body starts at
+// body) where a unit starts: each `##` heading, and each stamp line
+// outside code that is not the first line under a heading (blank lines
+// aside).
+func unitStarts(pd *layout.Doc, lines []string, body int) map[int]bool {
+	starts, heads := map[int]bool{}, map[int]bool{}
+	for _, e := range pd.Entries {
+		if e.Heading != "" {
+			starts[e.Start-1], heads[e.Start-1] = true, true
+		}
+	}
+	code := layout.InCode(strings.Join(lines[body:], "\n"))
+	prev := -1 // the last non-blank line
+	for i := body; i < len(lines); i++ {
+		if layout.StampOf(lines[i]) != "" && !code[i-body] && !(prev >= 0 && heads[prev]) {
+			starts[i] = true
+		}
+		if strings.TrimSpace(lines[i]) != "" {
+			prev = i
+		}
+	}
+	return starts
+}
+
+// occurrence is a unit's id: its text, and for the second and later unit
+// of one file with the same text, which one it is, so that an entry
+// written twice is two units.
+func occurrence(seen map[string]int, text string) string {
+	seen[text]++
+	if n := seen[text]; n > 1 {
+		return fmt.Sprintf("%s\x00%d", text, n)
+	}
+	return text
 }
 
 // stampIn returns the time of the first stamp among lines, "" if none.
@@ -163,7 +189,7 @@ func partsOf(src, text string) []string {
 		parts = append(parts, d.preamble)
 	}
 	for _, u := range d.units {
-		parts = append(parts, u.id)
+		parts = append(parts, u.text)
 	}
 	return parts
 }
