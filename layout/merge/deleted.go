@@ -21,7 +21,7 @@ func Deleted(path string, base, kept []byte, archived bool) (data []byte, n int,
 	if !okb || !okk {
 		return nil, 0, fmt.Errorf("merge %s: a version does not parse as a daily log, settle it by hand", path)
 	}
-	units := newSince(b, k)
+	units := withPreamble(b, k, newSince(b, k))
 	if len(units) == 0 {
 		return nil, 0, nil
 	}
@@ -51,7 +51,7 @@ func mergeCompacted(path string, base, ours, theirs []byte) (Result, bool) {
 	}
 	had := newSince(b, stubbed)
 	late := newSince(b, other)
-	units := inTimeOrder([]piece{{units: interleave(had, late)}})[0].units
+	units := withPreamble(b, other, inTimeOrder([]piece{{units: interleave(had, late)}})[0].units)
 	res := Result{Data: renderDaily(stubbed.preamble, units)}
 	if n := len(units) - len(had); n > 0 && !(layout.HasStub(ours) && layout.HasStub(theirs)) {
 		res.Notes = append(res.Notes, fmt.Sprintf("%s: compaction summarised it on one side while %d entr%s appended on the other; kept them in the daily for the next compaction to fold in", path, n, plural(n)))
@@ -72,6 +72,27 @@ func newSince(base, side doc) []unit {
 		}
 	}
 	return out
+}
+
+// withPreamble puts before units, as a unit of its own, the lines side
+// wrote under the daily's title since base (a note before the first
+// entry), if any: the stub replaces the title's block, and they would go
+// with it.
+func withPreamble(base, side doc, units []unit) []unit {
+	if side.preamble == base.preamble || layout.HasStub([]byte(side.preamble)) {
+		return units
+	}
+	old := setOf(strings.Split(base.preamble, "\n"))
+	var added []string
+	for _, l := range strings.Split(side.preamble, "\n") {
+		if !old[l] || strings.TrimSpace(l) == "" {
+			added = append(added, l)
+		}
+	}
+	if text := trimBlank(added); text != "" {
+		return append([]unit{{id: text, text: text}}, units...)
+	}
+	return units
 }
 
 // renderDaily joins a daily's preamble and units.

@@ -130,6 +130,26 @@ func sectionConflict(o, t string) string {
 	return o[:i] + "<<<<<<< ours\n" + o[i:] + "\n=======\n" + t[j:] + "\n>>>>>>> theirs\n"
 }
 
+// TestNoteUnderTitleOutlivesCompaction: text written under a daily's
+// title before its first entry is kept when the other side compacted the
+// daily (stubbed or deleted it), as entries appended since are.
+func TestNoteUnderTitleOutlivesCompaction(t *testing.T) {
+	const path = "beacon/memory/2026-03-03.md"
+	day := time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC)
+	base := "# 2026-03-03\n\n## Day 03 work\n<!-- tmem:at 2026-03-03T09:00:00Z -->\nshipped\n"
+	noted := strings.Replace(base, "# 2026-03-03\n", "# 2026-03-03\n\nOn call today; pager was noisy.\n", 1)
+	stub := string(layout.DailyStub(day, true))
+	want := stub + "\nOn call today; pager was noisy.\n"
+	res, err := merge.Merge(path, []byte(base), []byte(noted), []byte(stub))
+	if err != nil || string(res.Data) != want {
+		t.Errorf("merge with the stub: %v\n%s\nwant\n%s", err, res.Data, want)
+	}
+	data, n, err := merge.Deleted(path, []byte(base), []byte(noted), true)
+	if err != nil || n != 1 || string(data) != want {
+		t.Errorf("deleted on one side: %d unit(s), %v\n%s\nwant\n%s", n, err, data, want)
+	}
+}
+
 func ExampleMerge() {
 	base := "# 2026-03-09\n\n## Seed\n<!-- tmem:at 2026-03-09T09:00:00Z -->\n"
 	ours := base + "\n## From laptop\n<!-- tmem:at 2026-03-09T11:00:00Z -->\n"
