@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/tmemhq/tmem/layout"
@@ -94,7 +95,11 @@ func chunk(b, o, t []unit, union bool, seen map[string]bool) piece {
 	case union && added(b, o) != nil:
 		p.units = append(append([]unit{}, t...), added(b, o)...)
 	default:
-		return piece{conflict: true, ours: o, theirs: t}
+		us, ok := apart(b, o, t)
+		if !union || !ok {
+			return piece{conflict: true, ours: o, theirs: t}
+		}
+		p.units = us
 	}
 	var kept []unit
 	at := map[string]int{}
@@ -110,6 +115,61 @@ func chunk(b, o, t []unit, union bool, seen map[string]bool) piece {
 	}
 	p.units = kept
 	return p
+}
+
+// hunk is one side's change to base: units from to to (an insertion when
+// equal) replaced by units.
+type hunk struct {
+	from, to int
+	units    []unit
+}
+
+// hunks returns side's changes to base, in order.
+func hunks(base, side []unit) []hunk {
+	m := match(base, side)
+	var out []hunk
+	i, j := 0, 0
+	for {
+		k := i
+		for k < len(base) && m[k] < 0 {
+			k++
+		}
+		end := len(side)
+		if k < len(base) {
+			end = m[k]
+		}
+		if k > i || end > j {
+			out = append(out, hunk{from: i, to: k, units: side[j:end]})
+		}
+		if k == len(base) {
+			return out
+		}
+		i, j = k+1, m[k]+1
+	}
+}
+
+// apart merges a stretch both sides changed when their changes touch
+// different units of base (an edit to one entry on each side, the entries
+// next to each other): each side's change is applied where it is. ok is
+// false when two changes overlap, or both insert at one place.
+func apart(b, o, t []unit) ([]unit, bool) {
+	hs := append(hunks(b, o), hunks(b, t)...)
+	sort.SliceStable(hs, func(i, j int) bool {
+		if hs[i].from != hs[j].from {
+			return hs[i].from < hs[j].from
+		}
+		return hs[i].to < hs[j].to // an insertion before a change starting there
+	})
+	var out []unit
+	at := 0
+	for i, h := range hs {
+		if i > 0 && (h.from < hs[i-1].to || h.from == hs[i-1].from && h.to == hs[i-1].to) {
+			return nil, false
+		}
+		out = append(append(out, b[at:h.from]...), h.units...)
+		at = h.to
+	}
+	return append(out, b[at:]...), true
 }
 
 // added returns the units side adds to b when it keeps all of b, in order,

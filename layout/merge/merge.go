@@ -113,13 +113,7 @@ func mergeFrontMatter(b, o, t doc) (string, int, bool) {
 		}
 		return "", false
 	}
-	keys := []string{}
-	has := map[string]bool{}
-	for _, u := range append(append([]unit{}, o.fm...), t.fm...) {
-		if !has[u.id] {
-			keys, has[u.id] = append(keys, u.id), true
-		}
-	}
+	keys := fieldOrder(o.fm, t.fm)
 	lines := []string{open}
 	n := 0
 	for _, k := range keys {
@@ -141,6 +135,34 @@ func mergeFrontMatter(b, o, t doc) (string, int, bool) {
 		}
 	}
 	return strings.Join(append(lines, close), "\n"), n, true
+}
+
+// fieldOrder lists the fields of o, then puts each field only t has
+// after the field t has before it (first, when none), so that a field a
+// person added lands where they put it.
+func fieldOrder(o, t []unit) []string {
+	var keys []string
+	at := map[string]int{}
+	for _, u := range o {
+		if _, ok := at[u.id]; !ok {
+			at[u.id], keys = len(keys), append(keys, u.id)
+		}
+	}
+	prev := ""
+	for _, u := range t {
+		if _, ok := at[u.id]; !ok {
+			i := 0
+			if prev != "" {
+				i = at[prev] + 1
+			}
+			keys = append(keys[:i], append([]string{u.id}, keys[i:]...)...)
+			for j := i; j < len(keys); j++ {
+				at[keys[j]] = j
+			}
+		}
+		prev = u.id
+	}
+	return keys
 }
 
 // mergeLines merges files that do not parse line by line, with a conflict

@@ -102,6 +102,13 @@ func TestMergeFiles(t *testing.T) {
 			want:   "# 2026-03-14\n\n## A\n\n<!-- tmem:at 2026-03-14T09:00:00Z -->\n\n```\n<!-- tmem:at 2026-03-14T07:00:00Z -->\n```\nalpha\n\n## D\n<!-- tmem:at 2026-03-14T10:00:00Z -->\n\n## C\n<!-- tmem:at 2026-03-14T11:00:00Z -->\n",
 		},
 		{
+			name: "edits to two entries next to each other merge",
+			path: "beacon/memory/2026-03-14.md",
+			base: "# d\n\n## A\n- a\n\n## B\n- b\n\n## C\n- c\n", ours: "# d\n\n## A\n- a, edited\n\n## B\n- b\n\n## C\n- c\n",
+			theirs: "# d\n\n## A\n- a\n\n## B\n- b, edited\n\n## New\n- n\n\n## C\n- c\n",
+			want:   "# d\n\n## A\n- a, edited\n\n## B\n- b, edited\n\n## New\n- n\n\n## C\n- c\n",
+		},
+		{
 			name: "a file that does not parse merges by line",
 			path: "beacon/memory/project_auth.md",
 			base: "---\nname: [\n---\nx\n", ours: "---\nname: [\n---\nx\ny\n", theirs: "---\nname: [\n---\nx\nz\n",

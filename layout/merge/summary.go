@@ -31,18 +31,18 @@ func mergeSummaries(path string, base, ours, theirs []byte) (Result, bool) {
 	if bytes.Compare(theirs, ours) < 0 {
 		o, t = t, o
 	}
-	lo, lt := bodyLines(o.Body), bodyLines(t.Body)
+	var bb []byte
+	if b, err := layout.Parse(path, base); err == nil {
+		bb = b.Body
+	}
+	lb, lo, lt := bodyLines(bb), bodyLines(o.Body), bodyLines(t.Body)
 	keep, other := o, t
 	note := "kept the fuller summary"
 	switch {
-	case lo.holds(lt):
-	case lt.holds(lo):
+	case lo.holds(lt) && !lo.restores(lb, lt):
+	case lt.holds(lo) && !lt.restores(lb, lo):
 		keep, other = t, o
 	default:
-		var bb []byte
-		if b, err := layout.Parse(path, base); err == nil {
-			bb = b.Body
-		}
 		body, ok := unionBodies(bb, o.Body, t.Body)
 		if !ok {
 			return Result{}, false
@@ -52,7 +52,53 @@ func mergeSummaries(path string, base, ours, theirs []byte) (Result, bool) {
 	if err := widenSummary(keep, other); err != nil {
 		return Result{}, false
 	}
-	return Result{Data: keep.Bytes(), Notes: []string{fmt.Sprintf("%s: both sides summarised it; %s, with the sources of both", path, note)}}, true
+	data, n, ok := withFields(path, base, ours, theirs, keep)
+	if !ok {
+		return Result{}, false
+	}
+	res := Result{Data: data, Conflicts: n, Notes: []string{fmt.Sprintf("%s: both sides summarised it; %s, with the sources of both", path, note)}}
+	if n > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: %d conflict(s) left between markers: edit them, then run tmem doctor", path, n))
+	}
+	return res, true
+}
+
+// withFields is keep's body under the frontmatter of the three versions
+// merged field by field (a field a person added, changed or removed on
+// one side since base stays so; changed on both, a conflict), with the
+// sources and period keep has, which cover both sides. ok is false when
+// a version does not split.
+func withFields(path string, base, ours, theirs []byte, keep *layout.Doc) ([]byte, int, bool) {
+	k, okk := splitDoc(path, keep.Bytes())
+	b, _ := splitDoc(path, base)
+	o, oko := splitDoc(path, ours)
+	t, okt := splitDoc(path, theirs)
+	if !okk || !oko || !okt || k.fm == nil {
+		return nil, 0, false
+	}
+	for _, d := range []*doc{&b, &o, &t} {
+		d.fm = fieldsFrom(d.fm, k.fm, "sources", "period")
+	}
+	fm, n, _ := mergeFrontMatter(b, o, t)
+	return []byte(fm + "\n" + string(keep.Body)), n, true
+}
+
+// fieldsFrom is fm with the fields named keys as from has them.
+func fieldsFrom(fm, from []unit, keys ...string) []unit {
+	out := append([]unit(nil), fm...)
+	for _, key := range keys {
+		for _, f := range from {
+			if f.id != key {
+				continue
+			}
+			for i := range out {
+				if out[i].id == key {
+					out[i].text = f.text
+				}
+			}
+		}
+	}
+	return out
 }
 
 // widenSummary adds to keep the sources of other it lacks and widens its
@@ -117,6 +163,17 @@ func bodyLines(body []byte) lineSet {
 		}
 	}
 	return setOf(ls)
+}
+
+// restores reports whether s holds a string of base that other lacks: one
+// other removed, which keeping s would bring back.
+func (s lineSet) restores(base, other lineSet) bool {
+	for l := range base {
+		if !other[l] && s[l] {
+			return true
+		}
+	}
+	return false
 }
 
 // holds reports whether every string of x is in s.

@@ -48,6 +48,16 @@ func TestMergeSummaries(t *testing.T) {
 			weekly(week, []string{a}, "- Moved the queue.", "- Fixed the alias."),
 			weekly(week, []string{a, c}, "- Moved the queue.", "- Typo'd bullet.", "- Wrote the runbook."),
 			weekly(week, []string{a, c}, "- Moved the queue.", "- Fixed the alias.", "- Wrote the runbook.")},
+		{"a line one side removed stays removed though the other holds all the first has",
+			weekly(week, []string{a}, "- Moved the queue.", "- Decision: use plan 02."),
+			weekly(week, []string{a}, "- Moved the queue."),
+			weekly(week, []string{a, b}, "- Moved the queue.", "- Decision: use plan 02.", "- Paged on the outage."),
+			weekly(week, []string{a, b}, "- Moved the queue.", "- Paged on the outage.")},
+		{"a field one side added is kept where it was put",
+			weekly(week, []string{a}, "- Moved the queue."),
+			strings.Replace(weekly(week, []string{a}, "- Moved the queue."), "teammate: beacon\n", "teammate: beacon\nreviewed_by: alice  # checked by hand\n", 1),
+			weekly(week, []string{a, b}, "- Moved the queue.", "- Paged on the outage."),
+			strings.Replace(weekly(week, []string{a, b}, "- Moved the queue.", "- Paged on the outage."), "teammate: beacon\n", "teammate: beacon\nreviewed_by: alice  # checked by hand\n", 1)},
 	}
 	path := "beacon/memory/weekly/2026-W10.md"
 	for _, tt := range tests {
