@@ -12,6 +12,10 @@ type unit struct {
 	id   string // identity: units with equal ids are the same unit
 	key  string // orders units both sides added at one place
 	text string // the unit's text, without trailing blank lines
+	// sep is what separated the unit from the next in its version (a
+	// line break and the blank lines after it), kept when it is followed
+	// by another; "" when it was last.
+	sep string
 	// arch is set on an archive section (see keepEntriesOnce).
 	arch *archived
 }
@@ -288,28 +292,34 @@ func match(base, side []unit) []int {
 	return m
 }
 
-// render joins the pieces with sep between units; conflicts get git's
-// markers. It returns the text and the number of conflicts.
+// render joins the pieces, each unit followed by what followed it in its
+// version, or by sep; conflicts get git's markers. It returns the text
+// and the number of conflicts.
 func render(pieces []piece, sep string) (string, int) {
-	var parts []string
+	var b strings.Builder
 	n := 0
+	after := "" // what goes before the next part
 	join := func(us []unit) string {
-		s := make([]string, len(us))
+		var j strings.Builder
 		for i, u := range us {
-			s[i] = u.text
+			if i > 0 {
+				j.WriteString(sepOr(us[i-1].sep, sep))
+			}
+			j.WriteString(u.text)
 		}
-		return strings.Join(s, sep)
+		return j.String()
 	}
 	for _, p := range pieces {
-		if !p.conflict {
-			if len(p.units) > 0 {
-				parts = append(parts, join(p.units))
-			}
+		switch {
+		case !p.conflict && len(p.units) == 0:
+			continue
+		case !p.conflict:
+			b.WriteString(after + join(p.units))
+			after = sepOr(p.units[len(p.units)-1].sep, sep)
 			continue
 		}
 		n++
-		var b strings.Builder
-		b.WriteString("<<<<<<< ours\n")
+		b.WriteString(after + "<<<<<<< ours\n")
 		if len(p.ours) > 0 {
 			b.WriteString(join(p.ours) + "\n")
 		}
@@ -318,7 +328,15 @@ func render(pieces []piece, sep string) (string, int) {
 			b.WriteString(join(p.theirs) + "\n")
 		}
 		b.WriteString(">>>>>>> theirs")
-		parts = append(parts, b.String())
+		after = sep
 	}
-	return strings.Join(parts, sep), n
+	return b.String(), n
+}
+
+// sepOr is sep, or def when sep is "".
+func sepOr(sep, def string) string {
+	if sep == "" {
+		return def
+	}
+	return sep
 }

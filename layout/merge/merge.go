@@ -36,14 +36,21 @@ func Merge(path string, base, ours, theirs []byte) (Result, error) {
 	case bytes.Equal(base, ours):
 		return Result{Data: theirs}, nil
 	}
+	res := merge(path, base, ours, theirs)
+	res.Data = inStyleOf(ours, res.Data)
+	return res, nil
+}
+
+// merge is Merge of three versions that all differ.
+func merge(path string, base, ours, theirs []byte) Result {
 	if dailyPath().MatchString(path) && !layout.HasStub(base) && (layout.HasStub(ours) || layout.HasStub(theirs)) {
 		if res, ok := mergeCompacted(path, base, ours, theirs); ok {
-			return res, nil
+			return res
 		}
 	}
 	if summaryPath().MatchString(path) {
 		if res, ok := mergeSummaries(path, base, ours, theirs); ok {
-			return res, nil
+			return res
 		}
 	}
 	split := splitDoc
@@ -54,38 +61,63 @@ func Merge(path string, base, ours, theirs []byte) (Result, error) {
 	o, oko := split(path, ours)
 	t, okt := split(path, theirs)
 	if !okb || !oko || !okt {
-		return mergeLines(path, base, ours, theirs), nil
+		return mergeLines(path, base, ours, theirs)
 	}
-	return mergeDocs(path, b, o, t), nil
+	return mergeDocs(path, b, o, t)
+}
+
+// inStyleOf writes merged data the way ours, the version checked out, is
+// written: with its byte-order mark, with CRLF line ends when most of its
+// lines have them, and without a final line break when it has none.
+func inStyleOf(ours, data []byte) []byte {
+	const bom = "\ufeff"
+	if bytes.HasPrefix(ours, []byte(bom)) && !bytes.HasPrefix(data, []byte(bom)) {
+		data = append([]byte(bom), data...)
+	}
+	if crlf := bytes.Count(ours, []byte("\r\n")); crlf > 0 && 2*crlf > bytes.Count(ours, []byte("\n")) {
+		var b bytes.Buffer
+		for i, c := range data {
+			if c == '\n' && (i == 0 || data[i-1] != '\r') {
+				b.WriteByte('\r')
+			}
+			b.WriteByte(c)
+		}
+		data = b.Bytes()
+	}
+	if len(ours) > 0 && ours[len(ours)-1] != '\n' {
+		data = bytes.TrimSuffix(bytes.TrimSuffix(data, []byte("\n")), []byte("\r"))
+	}
+	return data
 }
 
 // mergeDocs merges split files.
 func mergeDocs(path string, b, o, t doc) Result {
-	var parts []string
-	conflicts := 0
-	if fm, n, ok := mergeFrontMatter(b, o, t); ok {
-		parts, conflicts = append(parts, fm), n
+	var out strings.Builder
+	next := "" // what goes before the next part
+	add := func(text, sep string) {
+		if text != "" {
+			out.WriteString(next + text)
+			next = sepOr(sep, "\n\n")
+		}
 	}
-	pre := o.preamble
+	fm, conflicts, _ := mergeFrontMatter(b, o, t)
+	add(fm, sepOr(o.fmSep, t.fmSep))
+	pre, preSep := o.preamble, o.preSep
 	if pre == b.preamble || pre == "" {
-		pre = t.preamble
+		pre, preSep = t.preamble, t.preSep
 	} else if t.preamble != b.preamble && t.preamble != "" && t.preamble != pre {
 		pre = "<<<<<<< ours\n" + pre + "\n=======\n" + t.preamble + "\n>>>>>>> theirs"
 		conflicts++
 	}
-	if pre != "" {
-		parts = append(parts, pre)
-	}
+	add(pre, preSep)
 	pieces := inTimeOrder(merge3(b.units, o.units, t.units, true))
 	var notes []string
 	if len(pieces) == 1 {
 		pieces[0].units, notes = keepEntriesOnce(pieces[0].units)
 	}
 	body, n := render(pieces, "\n\n")
-	if body != "" {
-		parts = append(parts, body)
-	}
-	res := Result{Data: []byte(strings.Join(parts, "\n\n") + "\n"), Conflicts: conflicts + n}
+	add(body, "")
+	res := Result{Data: []byte(out.String() + "\n"), Conflicts: conflicts + n}
 	for _, n := range notes {
 		res.Notes = append(res.Notes, path+": "+n)
 	}

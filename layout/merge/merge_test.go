@@ -109,6 +109,22 @@ func TestMergeFiles(t *testing.T) {
 			want:   "# d\n\n## A\n- a, edited\n\n## B\n- b, edited\n\n## New\n- n\n\n## C\n- c\n",
 		},
 		{
+			name:   "CRLF line ends stay CRLF, blank lines between entries included",
+			path:   "beacon/memory/2026-03-14.md",
+			base:   "# d\r\n\r\n## A\r\n- a\r\n",
+			ours:   "# d\r\n\r\n## A\r\n- a\r\n\r\n## B\r\n<!-- tmem:at 2026-03-14T11:00:00Z -->\r\n",
+			theirs: "# d\r\n\r\n## A\r\n- a\r\n\r\n## C\r\n<!-- tmem:at 2026-03-14T10:00:00Z -->\r\n",
+			want:   "# d\r\n\r\n## A\r\n- a\r\n\r\n## C\r\n<!-- tmem:at 2026-03-14T10:00:00Z -->\r\n\r\n## B\r\n<!-- tmem:at 2026-03-14T11:00:00Z -->\r\n",
+		},
+		{
+			name:   "spacing as written: a byte-order mark, no blank line after the frontmatter, two between entries, no final line break",
+			path:   "beacon/memory/project_auth.md",
+			base:   "\ufeff---\nname: auth\n---\n# Auth\n\n\n## A\na",
+			ours:   "\ufeff---\nname: auth\n---\n# Auth\n\n\n## A\na, edited",
+			theirs: "\ufeff---\nname: auth\ntags: [x]\n---\n# Auth\n\n\n## A\na",
+			want:   "\ufeff---\nname: auth\ntags: [x]\n---\n# Auth\n\n\n## A\na, edited",
+		},
+		{
 			name: "a file that does not parse merges by line",
 			path: "beacon/memory/project_auth.md",
 			base: "---\nname: [\n---\nx\n", ours: "---\nname: [\n---\nx\ny\n", theirs: "---\nname: [\n---\nx\nz\n",

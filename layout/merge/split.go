@@ -17,6 +17,9 @@ type doc struct {
 	fmClose  string
 	preamble string
 	units    []unit
+	// fmSep and preSep are what separates the frontmatter and the
+	// preamble from what follows them (see unit.sep).
+	fmSep, preSep string
 }
 
 // splitDoc splits a Markdown memory file: a body unit starts at each `##`
@@ -40,13 +43,17 @@ func splitDoc(path string, src []byte) (d doc, ok bool) {
 	starts := unitStarts(pd, lines, body)
 	from := body
 	seen := map[string]int{}
+	d.fmSep = leadingSep(lines[body:])
 	flush := func(to int) {
-		text := trimBlank(lines[from:to])
+		text, sep := trimBlank(lines[from:to]), ""
+		if to < len(lines) {
+			sep = trailingSep(lines[from:to])
+		}
 		switch {
 		case from == body && !starts[from]:
-			d.preamble = text
+			d.preamble, d.preSep = text, sep
 		case text != "":
-			d.units = append(d.units, unit{id: occurrence(seen, text), key: stampIn(lines[from:to]), text: text})
+			d.units = append(d.units, unit{id: occurrence(seen, text), key: stampIn(lines[from:to]), text: text, sep: sep})
 		}
 		from = to
 	}
@@ -102,6 +109,34 @@ func stampIn(lines []string) string {
 		}
 	}
 	return ""
+}
+
+// leadingSep is what comes before the first non-blank line of lines: a
+// line break, then each blank line before it with its own.
+func leadingSep(lines []string) string {
+	sep := "\n"
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			break
+		}
+		sep += l + "\n"
+	}
+	return sep
+}
+
+// trailingSep is what follows the last non-blank line of lines, up to
+// what comes after them: a line break, then each blank line at their end
+// with its own.
+func trailingSep(lines []string) string {
+	n := len(lines)
+	for n > 0 && strings.TrimSpace(lines[n-1]) == "" {
+		n--
+	}
+	sep := "\n"
+	for _, l := range lines[n:] {
+		sep += l + "\n"
+	}
+	return sep
 }
 
 // trimBlank joins lines without the blank lines at either end.
