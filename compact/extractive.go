@@ -206,10 +206,12 @@ func sourceSections(kind Kind, src Source) ([]section, error) {
 }
 
 // mergeSections adds sections to a summary: a day already there is
-// replaced by its newer rendering (or, for entries appended to a compacted
-// daily's stub, gains their bullets) where it is, and a new section goes
-// in date order among the dated ones (see insertDated). Nothing else
-// moves, so a summary a person edited changes only where it gains text.
+// replaced by its newer rendering where that holds every line of it (the
+// day gained entries since), else gains the lines of the rendering it
+// lacks (a person edited the section, or the stub of a compacted daily
+// gained entries); a new section goes in date order among the dated ones
+// (see insertDated). Nothing else moves, so a summary a person edited
+// changes only where it gains text, and loses none of it.
 func mergeSections(old, add []section) []section {
 	out := append([]section(nil), old...)
 	for _, s := range add {
@@ -218,12 +220,28 @@ func mergeSections(old, add []section) []section {
 		case i < 0:
 			out = insertDated(out, s)
 		case s.More:
-			out[i] = moreOfDay(out[i], s)
-		default:
+			out[i] = moreOfDay(out[i], s, false)
+		case holdsLines(s.Text, out[i].Text):
 			out[i] = s
+		default:
+			out[i] = moreOfDay(out[i], s, true)
 		}
 	}
 	return out
+}
+
+// holdsLines reports whether every non-blank line of old is a line of text.
+func holdsLines(text, old string) bool {
+	has := map[string]bool{}
+	for _, l := range strings.Split(text, "\n") {
+		has[l] = true
+	}
+	for _, l := range strings.Split(old, "\n") {
+		if strings.TrimSpace(l) != "" && !has[l] {
+			return false
+		}
+	}
+	return true
 }
 
 // sameDay is the index of the day section of secs that s, a day section,
@@ -263,26 +281,84 @@ func insertDated(secs []section, s section) []section {
 	return append(secs[:at:at], append([]section{s}, secs[at:]...)...)
 }
 
-// moreOfDay adds the bullets of add, a rendering of entries appended to a
-// compacted day, to that day's section: after its bullets, before its
-// "Log:" line, which names the same archived file.
-func moreOfDay(day, add section) section {
+// moreOfDay adds the bullets of add, a newer rendering of a day, to that
+// day's section, after its last bullet. With fresh, add renders the whole
+// day again, and only the entries the section has no bullet for yet are
+// added: an entry's bullet a person edited stays as they left it. Else
+// add renders only entries appended to a compacted day's stub, and all
+// are added. add's "Log:" line takes the place of the section's for the
+// same file.
+func moreOfDay(day, add section, fresh bool) section {
+	lines := strings.Split(day.Text, "\n")
 	var items []string
-	for _, l := range strings.Split(add.Text, "\n")[1:] {
-		if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, logPrefix) && l != nothingLogged {
-			items = append(items, l)
+	if fresh && add.digests != nil {
+		items = newBullets(lines, add.digests)
+	} else {
+		for _, l := range strings.Split(add.Text, "\n")[1:] {
+			if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, logPrefix) && l != nothingLogged {
+				items = append(items, l)
+			}
 		}
 	}
-	lines := strings.Split(day.Text, "\n")
 	at := len(lines)
-	for at > 1 && (strings.TrimSpace(lines[at-1]) == "" || strings.HasPrefix(lines[at-1], logPrefix)) {
-		at--
+	for i := len(lines) - 1; i > 0; i-- {
+		if strings.HasPrefix(lines[i], "- ") || strings.HasPrefix(lines[i], "  - ") {
+			at = i + 1
+			break
+		}
 	}
 	out := append(append(append([]string{}, lines[:at]...), items...), lines[at:]...)
-	if log := logPrefix + add.where; add.where != "" && !strings.Contains(day.Text, log) {
-		out = append(out, "", log)
+	if add.where != "" {
+		out = withLog(out, logPrefix+add.where)
 	}
 	return section{Key: day.Key, Day: true, Text: strings.Join(out, "\n")}
+}
+
+// newBullets renders the digests lines has no bullet for: those whose
+// bullet, or its start up to the heading, is in lines fewer times than
+// the digests have it.
+func newBullets(lines []string, ds []digest) []string {
+	var out []string
+	seen := map[string]int{}
+	for _, g := range ds {
+		head := bullet(g)
+		if g.Heading != "" {
+			head = "- " + g.Heading
+		}
+		seen[head]++
+		if countPrefixed(lines, head) >= seen[head] {
+			continue
+		}
+		out = append(out, bullet(g))
+		for _, m := range g.Marked {
+			out = append(out, "  - "+m)
+		}
+	}
+	return out
+}
+
+// countPrefixed counts the lines that start with p.
+func countPrefixed(lines []string, p string) int {
+	n := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, p) {
+			n++
+		}
+	}
+	return n
+}
+
+// withLog puts log, a "Log:" line, in place of the line of lines that
+// names the same file, or adds it at the end.
+func withLog(lines []string, log string) []string {
+	file := strings.Fields(strings.TrimPrefix(log, logPrefix) + " ")[0]
+	for i, l := range lines {
+		if f := strings.Fields(strings.TrimPrefix(l, logPrefix) + " "); strings.HasPrefix(l, logPrefix) && f[0] == file {
+			lines[i] = log
+			return lines
+		}
+	}
+	return append(lines, "", log)
 }
 
 // digest is what a summary keeps of one entry.

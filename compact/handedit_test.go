@@ -91,3 +91,62 @@ func fileText(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestRecompactedDayKeepsHandEdits: a day summarised while its daily was
+// still kept, whose section a person then edited, is summarised again
+// when the daily gains an entry; the section gains the entry's bullet and
+// keeps the person's lines, and its "Log:" line names the daily's new
+// place once.
+func TestRecompactedDayKeepsHandEdits(t *testing.T) {
+	ws := fromTxtar(t, "")
+	old := day("2026-11-01")
+	writeFile(t, ws, "beacon/SOUL.md", "# Beacon\n", old)
+	daily := "beacon/memory/2026-11-06.md"
+	writeFile(t, ws, daily, "# 2026-11-06\n\n## Friday work\n\nDecision: ship plan 06.\n", old)
+	compactAt(t, ws, "2026-11-09", 0)
+	rel := "beacon/memory/weekly/2026-W45.md"
+	weekly := fileText(t, ws.Abs(rel))
+	if !strings.Contains(weekly, "Log: 2026-11-06.md\n") {
+		t.Fatalf("the daily was not kept and named:\n%s", weekly)
+	}
+	edited := strings.Replace(weekly, "- Friday work", "- Friday work (reverted by Bob)", 1) + "\nReviewer note: Alice signed off.\n"
+	writeFile(t, ws, rel, edited, old)
+	writeFile(t, ws, daily, fileText(t, ws.Abs(daily))+"\n## Late fix\n\nLesson: pad the dates.\n", old)
+	compactAt(t, ws, "2026-11-16", 0)
+	got := fileText(t, ws.Abs(rel))
+	for _, want := range []string{"- Friday work (reverted by Bob)", "Reviewer note: Alice signed off.", "- Friday work (reverted by Bob)\n  - Decision: ship plan 06.\n- Late fix\n  - Lesson: pad the dates.\n", "Log: 2026-11-06.md in archive/2026-11.md"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the weekly lacks %q:\n%s", want, got)
+		}
+	}
+	if n := strings.Count(got, "Log: 2026-11-06.md"); n != 1 {
+		t.Errorf("%d Log: lines for the daily, want 1:\n%s", n, got)
+	}
+	if n := strings.Count(got, "- Friday work"); n != 1 {
+		t.Errorf("the entry a person edited the bullet of is there %d times, want once:\n%s", n, got)
+	}
+}
+
+// TestLateDailyAfterStubGoneKeepsDay: a day whose stub is gone gets a
+// daily again (a late entry, a hand-made file); the day's section gains
+// the entry and keeps the bullets it had.
+func TestLateDailyAfterStubGoneKeepsDay(t *testing.T) {
+	ws := fromTxtar(t, "")
+	old := day("2026-11-01")
+	writeFile(t, ws, "beacon/SOUL.md", "# Beacon\n", old)
+	daily := "beacon/memory/2026-11-04.md"
+	writeFile(t, ws, daily, "# 2026-11-04\n\n## Widget\n\nBuilt the widget. Decision: widgets are blue.\n", old)
+	compactAt(t, ws, "2026-11-16", 0)
+	compactAt(t, ws, "2026-12-10", 0)
+	if _, err := os.Stat(ws.Abs(daily)); !os.IsNotExist(err) {
+		t.Fatalf("the stub is still there (%v)", err)
+	}
+	writeFile(t, ws, daily, "# 2026-11-04\n\n## Late\n\nLate note.\n", old)
+	compactAt(t, ws, "2026-12-11", 0)
+	got := fileText(t, ws.Abs("beacon/memory/weekly/2026-W45.md"))
+	for _, want := range []string{"- Widget — Built the widget.", "- Late — Late note."} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the weekly lacks %q:\n%s", want, got)
+		}
+	}
+}
