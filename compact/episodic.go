@@ -210,11 +210,11 @@ func (pl *planner) weekly(id string, wi *weekInfo) {
 func (pl *planner) writeSummary(ub *unit, rel string, doc *layout.Doc, req Request, key string, srcs *sourceList, dailies []dayFile) error {
 	var body string
 	if doc != nil {
-		req.Existing = string(doc.Body)
-		body = relocate(req.Existing, srcs)
-		if len(req.Sources) == 0 && body == req.Existing && slices.Equal(srcs.strings(), (&sourceList{refs: readSources(doc)}).strings()) {
+		body = relocate(string(doc.Body), srcs)
+		if len(req.Sources) == 0 && body == string(doc.Body) && slices.Equal(srcs.strings(), (&sourceList{refs: readSources(doc)}).strings()) {
 			return nil
 		}
+		req.Existing = body
 		if from, to, err := layout.ParsePeriod(doc.Get("period")); err == nil && req.Kind == KindMonthly {
 			req.Period = widen(req.Period, from, to)
 		}

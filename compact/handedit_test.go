@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -148,5 +149,37 @@ func TestLateDailyAfterStubGoneKeepsDay(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("the weekly lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// TestLateEntryRelocatesEveryLog: a week summarised while its last days'
+// dailies were kept, one of which then gains an entry, is summarised again
+// once they are archived: every day's "Log:" line names the archive, the
+// version of the daily no file holds any more leaves the sources, and a
+// second run with the same clock has nothing to do.
+func TestLateEntryRelocatesEveryLog(t *testing.T) {
+	ws := fromTxtar(t, "")
+	old := day("2026-11-01")
+	writeFile(t, ws, "beacon/SOUL.md", "# Beacon\n", old)
+	writeFile(t, ws, "beacon/memory/2026-11-05.md", "# 2026-11-05\n\n## Thursday work\n\nThursday.\n", old)
+	writeFile(t, ws, "beacon/memory/2026-11-06.md", "# 2026-11-06\n\n## Friday work\n\nFriday.\n", old)
+	compactAt(t, ws, "2026-11-09", 0)
+	writeFile(t, ws, "beacon/memory/2026-11-06.md", fileText(t, ws.Abs("beacon/memory/2026-11-06.md"))+"\n## Late\n\nLate.\n", old)
+	compactAt(t, ws, "2026-11-16", 0)
+	got := fileText(t, ws.Abs("beacon/memory/weekly/2026-W45.md"))
+	for _, d := range []string{"2026-11-05", "2026-11-06"} {
+		if !strings.Contains(got, "Log: "+d+".md in archive/2026-11.md\n") || strings.Contains(got, "Log: "+d+".md\n") {
+			t.Errorf("the Log: line of %s does not name the archive:\n%s", d, got)
+		}
+		if strings.Contains(got, d+".md\n") || strings.Contains(got, " "+d+".md\n") {
+			t.Errorf("the sources still list a version of %s as in memory/:\n%s", d, got)
+		}
+	}
+	res, err := Run(context.Background(), ws, Options{Now: fixed("2026-11-16"), Episodic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Written) > 0 || len(res.Deleted) > 0 {
+		t.Errorf("a second run with the same clock wrote %v and deleted %v", res.Written, res.Deleted)
 	}
 }

@@ -69,7 +69,9 @@ func (l *sourceList) has(file, sha string) bool {
 	return false
 }
 
-// add records file with hash sha, keeping a known location.
+// add records file with hash sha, keeping a known location. A version of
+// file listed as still in memory/ goes: file holds this one now, and that
+// one is kept nowhere.
 func (l *sourceList) add(file, sha, where string) {
 	for i, r := range l.refs {
 		if r.same(file, sha) {
@@ -79,7 +81,13 @@ func (l *sourceList) add(file, sha, where string) {
 			return
 		}
 	}
-	l.refs = append(l.refs, sourceRef{File: file, SHA: shortSum(sha), Where: where})
+	kept := l.refs[:0]
+	for _, r := range l.refs {
+		if r.File != file || r.Where != file {
+			kept = append(kept, r)
+		}
+	}
+	l.refs = append(kept, sourceRef{File: file, SHA: shortSum(sha), Where: where})
 }
 
 // locate sets where every listed version of file is now.
