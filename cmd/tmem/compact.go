@@ -225,6 +225,7 @@ func (f *factory) printCompact(res *compact.Result) error {
 	case res == nil:
 		return nil
 	case f.json:
+		f.printFailures(res) // people read stderr, programs the JSON
 		return f.printJSON(res)
 	case res.DryRun:
 		err := res.WriteDryRun(f.stdout)
