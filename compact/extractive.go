@@ -145,12 +145,16 @@ func titleAsWritten(lines []string) string {
 
 // docSections splits a summary into sections, text renders each: day
 // sections keyed by their date, anything else under key (with its heading
-// kept).
+// kept), or when key is set and a day comes before it, under a key just
+// after that day's, so that it stays after the day it follows.
 func docSections(d *layout.Doc, key string, text func(layout.Entry) string) []section {
 	var out []section
 	for _, en := range d.Entries {
 		if day, ok := layout.HeadingDay(en.Heading); ok {
 			out = append(out, section{Key: day, Day: true, Text: text(en)})
+			if key != "" {
+				key = day + afterDay
+			}
 			continue
 		}
 		if en.Heading == "" && strings.TrimSpace(en.Text) == "" {
@@ -160,6 +164,10 @@ func docSections(d *layout.Doc, key string, text func(layout.Entry) string) []se
 	}
 	return out
 }
+
+// afterDay, put after a day's key, sorts after that day and before the
+// next: the key of a section that follows the day in its source.
+const afterDay = "~"
 
 // entryMarkdown is a section of a summary read as a source, with its
 // heading as "## " and its text: en.Text has lost only its blank lines

@@ -183,3 +183,22 @@ func TestLateEntryRelocatesEveryLog(t *testing.T) {
 		t.Errorf("a second run with the same clock wrote %v and deleted %v", res.Written, res.Deleted)
 	}
 }
+
+// TestMonthlyKeepsNoteAfterItsDay: a section a person added to a weekly
+// after its last day goes after that day in the monthly, not after the
+// week's first day.
+func TestMonthlyKeepsNoteAfterItsDay(t *testing.T) {
+	weekly := "# Week 2026-W11\n\n## 2026-03-09 Monday\n\n- Moved the queue.\n\n## 2026-03-13 Friday\n\n- Shipped.\n\n## Notes by hand\n\nAlice signed off.\n"
+	req := Request{Kind: KindMonthly, Teammate: "beacon", Unit: "2026-03", Period: "2026-03-02 to 2026-04-05", Sources: []Source{
+		{Path: "beacon/memory/weekly/2026-W11.md", Label: "2026-W11", Text: weekly},
+		{Path: "beacon/memory/weekly/2026-W12.md", Label: "2026-W12", Text: "# Week 2026-W12\n\n## 2026-03-16 Monday\n\n- Paged.\n"},
+	}}
+	out, err := Extractive{}.Summarize(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fri, note, next := strings.Index(out, "## 2026-03-13 Friday"), strings.Index(out, "Notes by hand"), strings.Index(out, "## 2026-03-16 Monday")
+	if fri < 0 || note < fri || next < note {
+		t.Errorf("the note is not between Friday and the next week:\n%s", out)
+	}
+}
