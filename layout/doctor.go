@@ -42,10 +42,11 @@ func (f Finding) String() string {
 // file. It also walks the folders (see checkTree) for files that are not
 // regular, links that lead outside and temp files left behind.
 func (w *Workspace) Check() ([]Finding, error) {
-	mates, err := w.Teammates()
+	mates, err := w.teammates()
 	if err != nil {
 		return nil, err
 	}
+	w.noteSoulProblems(mates, false) // each is a finding here
 	var all []File
 	if f, ok := w.CrossTeam(); ok {
 		all = append(all, f)
@@ -81,7 +82,8 @@ func (w *Workspace) checkFolderNames() []Finding {
 		if name == "templates" || strings.HasPrefix(name, ".") || ValidateName(name) == nil || !w.isDir(e) {
 			continue
 		}
-		if _, err := w.Stat(name + "/SOUL.md"); err != nil {
+		// Lstat: a SOUL.md that is a link outside still marks the folder.
+		if _, err := w.Lstat(name + "/SOUL.md"); err != nil {
 			continue
 		}
 		out = append(out, Finding{Path: name + "/SOUL.md", Severity: SevError,

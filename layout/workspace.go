@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tmemhq/tmem/internal/quote"
@@ -23,14 +24,16 @@ type Workspace struct {
 	Root string // absolute, cleaned path of the .teammates folder
 
 	// Notices receives a line when a command waits for a lock that
-	// another process holds; nil means none.
+	// another process holds, and one for each teammate whose SOUL.md
+	// cannot be read; nil means none.
 	Notices io.Writer
 	// LockWait is how long Lock waits for a lock that another process
 	// holds before it gives up with ErrLocked; 0 means DefaultLockWait,
 	// negative means until the context is done.
 	LockWait time.Duration
 
-	team *teamCache // set by CacheTeammates
+	team  *teamCache // set by CacheTeammates
+	noted sync.Map   // the SOUL.md problems told on Notices, so each is told once
 
 	lockNotice   time.Duration // tests: when the wait notice comes; 0 means a second
 	beforeRename func()        // tests: runs just before a write's rename
@@ -88,6 +91,10 @@ type Teammate struct {
 	// RoleProblem is why SOUL.md's frontmatter was read as "key: value"
 	// lines to find Role (see ParseLenient); nil when it parsed.
 	RoleProblem error `json:"-"`
+	// SoulProblem is why SOUL.md could not be read (too large, not a
+	// regular file, a link outside the workspace); nil when it was. The
+	// teammate is kept, with no role, so its memory stays in view.
+	SoulProblem error `json:"-"`
 }
 
 // Teammates lists the workspace's teammates by name. Dot-folders and
@@ -98,8 +105,30 @@ type Teammate struct {
 // folder, a dot-folder or templates (see refusedTarget); Check reports
 // both. A SOUL.md that does not parse
 // still makes a teammate (with no role), so one bad file never hides the
-// others.
+// others, and so does one that cannot be read at all (see SoulProblem):
+// Teammates says so on Notices, once for each.
 func (w *Workspace) Teammates() ([]Teammate, error) {
+	list, err := w.teammates()
+	w.noteSoulProblems(list, true)
+	return list, err
+}
+
+// noteSoulProblems tells Notices of each SOUL.md that cannot be read,
+// once for each problem; with tell false it only records them as told.
+func (w *Workspace) noteSoulProblems(list []Teammate, tell bool) {
+	for _, t := range list {
+		if t.SoulProblem == nil {
+			continue
+		}
+		msg := fmt.Sprintf("%v; %s stays a teammate, with no role, until it is fixed (see tmem doctor)", t.SoulProblem, t.Name)
+		if _, told := w.noted.LoadOrStore(msg, true); !told && tell && w.Notices != nil {
+			fmt.Fprintf(w.Notices, "tmem: %s\n", msg)
+		}
+	}
+}
+
+// teammates is Teammates without the notices.
+func (w *Workspace) teammates() ([]Teammate, error) {
 	if w.team == nil {
 		return w.listTeammates()
 	}
@@ -139,15 +168,32 @@ func (w *Workspace) teammatesOf(ents []fs.DirEntry) []Teammate {
 	folders, _ := w.teamFolders(ents)
 	var out []Teammate
 	for _, f := range folders {
-		src, err := w.ReadFile(f.name+"/SOUL.md", MaxFileSize)
-		if err != nil {
-			continue
+		if t, ok := w.teammateIn(f.name); ok {
+			out = append(out, t)
 		}
-		role, problem := roleOf(f.name+"/SOUL.md", src)
-		out = append(out, Teammate{Name: f.name, Role: oneLine(role), Dir: filepath.Join(w.Root, f.name), RoleProblem: problem})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// teammateIn reads the teammate whose folder is name; ok is false when
+// the folder holds no SOUL.md. A SOUL.md that is there but cannot be read
+// still makes a teammate, with SoulProblem set: dropping it would hide
+// all of its memory without a word.
+func (w *Workspace) teammateIn(name string) (t Teammate, ok bool) {
+	rel := name + "/SOUL.md"
+	t = Teammate{Name: name, Dir: filepath.Join(w.Root, name)}
+	src, err := w.ReadFile(rel, MaxFileSize)
+	if err != nil {
+		if _, lerr := w.Lstat(rel); errors.Is(lerr, fs.ErrNotExist) {
+			return t, false
+		}
+		t.SoulProblem = ReadError(rel, err)
+		return t, true
+	}
+	role, problem := roleOf(rel, src)
+	t.Role, t.RoleProblem = oneLine(role), problem
+	return t, true
 }
 
 // notTeammate says why an existing folder name is not a teammate, or
@@ -163,9 +209,6 @@ func (w *Workspace) notTeammate(name string) error {
 		return nil
 	}
 	if err := w.folderLinkRefusal(name); err != nil {
-		return err
-	}
-	if _, err := w.ReadFile(name+"/SOUL.md", MaxFileSize); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	if target, ok := w.aliasOf(name); ok {
@@ -195,7 +238,7 @@ type UnknownTeammateError struct {
 	Known []string
 	// Why is set when a folder of that name exists but cannot be a
 	// teammate: it links outside, into another teammate's folder or a
-	// dot-folder, or its SOUL.md cannot be read.
+	// dot-folder. (A SOUL.md that cannot be read leaves it a teammate.)
 	Why error
 }
 
