@@ -140,7 +140,7 @@ func notMemoryFile(rel, what string) Finding {
 	effect := "compact fails on it every run"
 	switch path.Base(rel) {
 	case "SOUL.md":
-		effect = "without a SOUL.md file tmem does not see this teammate"
+		effect = "the teammate is listed with no role"
 	case "GOALS.md", "WISDOM.md", "CROSS-TEAM.md":
 		effect = "tmem skips it"
 	}

@@ -31,7 +31,7 @@ func TestCheckReportsFoldersNamedLikeMemoryFiles(t *testing.T) {
 		"beacon/memory/archive/2026-01.md: error: a folder" + what + "compact fails on it every run" + fix,
 		"beacon/memory/archive/typed/user_x.md: error: a folder" + what + "compact fails on it every run" + fix,
 		"beacon/memory/weekly/2026-W03.md: error: a folder" + what + "compact fails on it every run" + fix,
-		"scout/SOUL.md: error: a folder" + what + "without a SOUL.md file tmem does not see this teammate" + fix,
+		"scout/SOUL.md: error: a folder" + what + "the teammate is listed with no role" + fix,
 	}
 	if err := os.Symlink(filepath.Join(w.Root, "beacon/memory/misc"), w.Abs("beacon/memory/feedback_link.md")); err == nil {
 		want = append(want, "beacon/memory/feedback_link.md: error: a symlink to a folder"+what+"compact fails on it every run"+fix)
