@@ -732,6 +732,20 @@ func TestBuildOmissions(t *testing.T) {
 			wantWarn: []string{"templates/output-protocol.md: not a regular file (a folder): tmem reads only regular files; the built-in template is used instead"},
 		},
 		{
+			name:     "a template override that is not UTF-8",
+			files:    map[string]string{"solo/SOUL.md": soul, "templates/memory-instructions.md": "# Ours\n\nbad \xff byte\n"},
+			wantText: []string{"### Typed memories"},
+			notText:  []string{"\xff", "# Ours"},
+			wantWarn: []string{"templates/memory-instructions.md:3: invalid UTF-8 (byte 0xff at offset 12); the built-in template is used instead"},
+		},
+		{
+			name:     "a template override with a NUL byte",
+			files:    map[string]string{"solo/SOUL.md": soul, "templates/output-protocol.md": "ours\x00"},
+			wantText: []string{"# Output protocol\n\nAnswer with the result of the task first."},
+			notText:  []string{"\x00"},
+			wantWarn: []string{"templates/output-protocol.md:1: binary file: contains a NUL byte; the built-in template is used instead"},
+		},
+		{
 			name:     "a session file that cannot be created",
 			files:    map[string]string{"solo/SOUL.md": soul, ".tmp": "a file where the scratch folder should be"},
 			wantText: []string{"_The file does not exist and tmem could not create it (the workspace may be read-only)"},

@@ -63,6 +63,7 @@ func (w *Workspace) Check() ([]Finding, error) {
 		out = append(out, w.checkFile(f)...)
 	}
 	out = append(out, w.checkFolderNames()...)
+	out = append(out, w.checkTemplates()...)
 	out = append(out, w.checkAliases()...)
 	tree, err := w.checkTree()
 	return append(out, tree...), err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -48,7 +49,8 @@ const GitAttributes = `# tmem: merge memory files entry by entry ('tmem merge-dr
 // Init creates the workspace under dir (dir/.teammates, or dir itself when
 // it is named .teammates) and the given teammates, from the templates and
 // the workspace's template overrides. Existing files are never touched.
-// A bad name or role is refused before anything is written.
+// A bad name or role, or a template override that cannot be used, is
+// refused before anything is written, so no teammate is left half made.
 func Init(dir string, mates []TeammateSpec) (*InitResult, error) {
 	for _, m := range mates {
 		if err := m.validate(); err != nil {
@@ -66,30 +68,33 @@ func Init(dir string, mates []TeammateSpec) (*InitResult, error) {
 		return nil, fmt.Errorf("init: %w", err)
 	}
 	w := &Workspace{Root: abs}
+	files, err := initFiles(w, mates)
+	if err != nil {
+		return nil, err
+	}
 	res := &InitResult{Root: abs, Created: []string{}}
-	create := func(rel string, data []byte) error {
-		err := w.CreateFile(rel, data)
-		if errors.Is(err, ErrExists) {
-			return nil
+	for _, f := range files {
+		if err := res.create(w, f); err != nil {
+			return nil, err
 		}
-		if err == nil {
-			res.Created = append(res.Created, rel)
-		}
-		return err
 	}
-	if err := create(".gitignore", []byte(gitignore)); err != nil {
-		return nil, err
-	}
-	if err := create(".gitattributes", []byte(GitAttributes)); err != nil {
-		return nil, err
-	}
+	return res, nil
+}
+
+// initFile is a file Init writes, or a folder when data is nil.
+type initFile struct {
+	rel  string
+	data []byte
+}
+
+// initFiles renders every file Init writes, in the order it writes them,
+// before any is written.
+func initFiles(w *Workspace, mates []TeammateSpec) ([]initFile, error) {
 	ct, err := templates.Read(w.Templates(), templates.CrossTeam)
 	if err != nil {
 		return nil, err
 	}
-	if err := create("CROSS-TEAM.md", ct); err != nil {
-		return nil, err
-	}
+	files := []initFile{{".gitignore", []byte(gitignore)}, {".gitattributes", []byte(GitAttributes)}, {"CROSS-TEAM.md", ct}}
 	for _, m := range mates {
 		title := strings.ToUpper(m.Name[:1]) + m.Name[1:]
 		if m.Role != "" {
@@ -101,13 +106,27 @@ func Init(dir string, mates []TeammateSpec) (*InitResult, error) {
 			if err != nil {
 				return nil, err
 			}
-			if err := create(m.Name+"/"+t, b); err != nil {
-				return nil, err
-			}
+			files = append(files, initFile{m.Name + "/" + t, b})
 		}
-		if err := os.MkdirAll(filepath.Join(abs, m.Name, "memory"), 0o755); err != nil {
-			return nil, fmt.Errorf("init %s: %w", m.Name, err)
-		}
+		files = append(files, initFile{rel: m.Name + "/memory"})
 	}
-	return res, nil
+	return files, nil
+}
+
+// create writes f unless it exists, and records it when it was created.
+func (res *InitResult) create(w *Workspace, f initFile) error {
+	if f.data == nil {
+		if err := os.MkdirAll(w.Abs(f.rel), 0o755); err != nil {
+			return fmt.Errorf("init %s: %w", path.Dir(f.rel), err)
+		}
+		return nil
+	}
+	err := w.CreateFile(f.rel, f.data)
+	if errors.Is(err, ErrExists) {
+		return nil
+	}
+	if err == nil {
+		res.Created = append(res.Created, f.rel)
+	}
+	return err
 }

@@ -368,7 +368,19 @@ func (w *Workspace) IndexDir(name string) string {
 func (w *Workspace) TemplatesDir() string { return filepath.Join(w.Root, "templates") }
 
 // Templates reads the workspace's template overrides, through the
-// workspace like every other file.
+// workspace like every other file. An override that is no text (a NUL
+// byte, invalid UTF-8) is an error naming its line, like one that cannot
+// be read: it would reach every prompt or new file as it is.
 func (w *Workspace) Templates() templates.Overrides {
-	return func(name string) ([]byte, error) { return w.ReadFile("templates/"+name, MaxFileSize) }
+	return func(name string) ([]byte, error) {
+		rel := "templates/" + name
+		b, err := w.ReadFile(rel, MaxFileSize)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkContent(rel, b); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
 }

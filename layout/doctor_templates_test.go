@@ -1,0 +1,40 @@
+package layout
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCheckReportsBadTemplateOverrides: doctor names each template
+// override tmem cannot use, at its line, and leaves good ones alone.
+func TestCheckReportsBadTemplateOverrides(t *testing.T) {
+	ws := newWorkspace(t, "beacon")
+	for name, body := range map[string]string{
+		"SOUL.md":                "# {{title}}\nx\x00y\n",
+		"memory-instructions.md": "ok\nbad \xff byte\n",
+		"WISDOM.md":              strings.Repeat("a", MaxFileSize+1),
+		"GOALS.md":               "# Goals\n\nOurs.\n",
+	} {
+		write(t, filepath.Join(ws.Root, "templates", name), body)
+	}
+	findings, err := ws.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range findings {
+		if strings.HasPrefix(f.Path, "templates/") {
+			got = append(got, f.String())
+		}
+	}
+	const tail = ": tmem cannot use this template override (context falls back to the built-in one, init and compact stop on it); fix or remove it"
+	want := []string{
+		"templates/SOUL.md:2: error: binary file: contains a NUL byte" + tail,
+		"templates/WISDOM.md: error: file is 4.0 MiB, over the 4.0 MiB limit for memory files" + tail,
+		"templates/memory-instructions.md:2: error: invalid UTF-8 (byte 0xff at offset 7)" + tail,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
