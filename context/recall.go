@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tmemhq/tmem/internal/quote"
 	"github.com/tmemhq/tmem/recall"
 )
 
@@ -243,9 +244,11 @@ func (b *builder) alreadyIn(h recall.Hit, better []recall.Hit, decided []RecallI
 func (b *builder) hitBlock(h recall.Hit) block {
 	title := h.Title()
 	if title == "" {
-		title = strings.TrimSuffix(path.Base(h.Path), ".md")
+		title = quote.IfNeeded(strings.TrimSuffix(path.Base(h.Path), ".md"))
 	}
-	src := []string{fmt.Sprintf("%s%s:%d-%d", b.prefix, h.Path, h.StartLine, h.EndLine), h.Kind}
+	// The path is quoted as tmem list quotes it when a line break or a
+	// terminal escape in it would break the line or reach a terminal.
+	src := []string{fmt.Sprintf("%s:%d-%d", quote.IfNeeded(b.prefix+h.Path), h.StartLine, h.EndLine), h.Kind}
 	if h.Type != "" {
 		src = append(src, h.Type)
 	}

@@ -67,6 +67,12 @@ func TestHitBlock(t *testing.T) {
 		{"nothing but a path",
 			recall.Hit{Path: "CROSS-TEAM.md", Kind: "crossteam", StartLine: 1, EndLine: 1},
 			"## CROSS-TEAM\n\n_Source: .teammates/CROSS-TEAM.md:1-1 · crossteam_\n\n"},
+		{"a file name with a line break, quoted",
+			recall.Hit{Path: "b/memory/user_a\nb.md", Kind: "typed", Type: "user", Name: "Split", StartLine: 6, EndLine: 6, Text: "text"},
+			"## Split\n\n_Source: \".teammates/b/memory/user_a\\nb.md\":6-6 · typed · user_\n\ntext\n\n"},
+		{"a file name with a terminal escape, quoted in the title too",
+			recall.Hit{Path: "b/memory/user_\x1b[31mred.md", Kind: "typed", StartLine: 6, EndLine: 6},
+			"## \"user_\\x1b[31mred\"\n\n_Source: \".teammates/b/memory/user_\\x1b[31mred.md\":6-6 · typed_\n\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/tmemhq/tmem/internal/quote"
 )
 
 // WriteHits writes hits as text, one block per hit: a path:start-end
 // header with the kind, score, what found it and the memory's name and
 // entry heading (the text does not repeat the heading), then the chunk
-// text, indented. A hit whose chunk has no vector yet says so in its header.
+// text, indented. A path with a line break, a terminal escape or another
+// character that does not print is quoted, as tmem list quotes it. A hit whose chunk has no vector yet says so in its header.
 // It is how tmem recall and the memory server show hits.
 func WriteHits(w io.Writer, hits []Hit) error {
 	bw := bufio.NewWriter(w)
@@ -19,7 +22,7 @@ func WriteHits(w io.Writer, hits []Hit) error {
 			fmt.Fprintln(bw)
 		}
 		head := h.Title()
-		fmt.Fprintf(bw, "%s:%d-%d  [%s %.3f %s]", h.Path, h.StartLine, h.EndLine, h.Kind, h.Score, strings.Join(h.Reason, ","))
+		fmt.Fprintf(bw, "%s:%d-%d  [%s %.3f %s]", quote.IfNeeded(h.Path), h.StartLine, h.EndLine, h.Kind, h.Score, strings.Join(h.Reason, ","))
 		if head != "" {
 			fmt.Fprintf(bw, "  %s", head)
 		}

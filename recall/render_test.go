@@ -32,3 +32,26 @@ func TestWriteHitsHeader(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteHitsQuotesPaths: a path with a line break or a terminal escape
+// is quoted as tmem list quotes it, so it can neither break the header
+// line nor reach the terminal; a plain one is shown as it is.
+func TestWriteHitsQuotesPaths(t *testing.T) {
+	tests := []struct{ name, path, want string }{
+		{"plain", "beacon/memory/user_a.md", "beacon/memory/user_a.md:3-4  "},
+		{"a line break", "beacon/memory/user_a\nb.md", `"beacon/memory/user_a\nb.md":3-4  `},
+		{"a terminal escape", "beacon/memory/user_\x1b[31mred.md", `"beacon/memory/user_\x1b[31mred.md":3-4  `},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			h := Hit{Path: tt.path, StartLine: 3, EndLine: 4, Kind: "typed", Text: "text"}
+			if err := WriteHits(&b, []Hit{h}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(b.String(), tt.want) || strings.Count(b.String(), "\n") != 2 {
+				t.Errorf("WriteHits wrote %q, want it to start %q on its own line", b.String(), tt.want)
+			}
+		})
+	}
+}
