@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/tmemhq/tmem/internal/lazyregexp"
+	"github.com/tmemhq/tmem/internal/quote"
 )
 
 // checkBOM reports a file that starts with a UTF-8 byte order mark: tmem
@@ -65,6 +66,9 @@ func (t *treeCheck) visit(p string, d fs.DirEntry, err error) error {
 		t.out = append(t.out, Finding{Path: rel, Severity: SevError, Message: fmt.Sprintf("cannot list: %v", withoutPath(err))})
 		return nil
 	}
+	if p != t.w.Root {
+		t.out = append(t.out, unprintableName(rel, d.Name())...)
+	}
 	switch {
 	case p == t.w.Root:
 	case d.IsDir() && d.Name() == ".index":
@@ -102,6 +106,17 @@ func (t *treeCheck) folderLink(rel, p string) error {
 	}
 	// A trailing separator makes WalkDir walk where the link leads.
 	return filepath.WalkDir(p+string(filepath.Separator), t.visit)
+}
+
+// unprintableName warns about an entry whose name holds a line break, a
+// terminal escape or another character that does not print: tmem quotes
+// such a name wherever it shows it, other tools may show it raw.
+func unprintableName(rel, name string) []Finding {
+	if quote.IfNeeded(name) == name {
+		return nil
+	}
+	return []Finding{{Path: rel, Severity: SevWarning,
+		Message: "the name holds a character that does not print (a line break, a terminal escape) or is not UTF-8: tmem shows it quoted, other tools may show it raw; rename it"}}
 }
 
 // wantsFolder reports whether tmem keeps a folder at rel: scratch state

@@ -105,3 +105,33 @@ func TestCheckConfigNeverOpensAPipe(t *testing.T) {
 		t.Errorf("Check = %v, %v", findings, err)
 	}
 }
+
+// TestCheckWarnsAboutNamesThatDoNotPrint: doctor warns about a file or
+// folder whose name holds a line break, a terminal escape or bytes that
+// are not UTF-8, quoted, and leaves plain names alone.
+func TestCheckWarnsAboutNamesThatDoNotPrint(t *testing.T) {
+	w := newWorkspace(t, "beacon")
+	typed := "---\nname: n\ndescription: d\ntype: user\n---\nBody.\n"
+	for _, rel := range []string{"beacon/memory/user_a\nb.md", "beacon/memory/user_\x1b[31mred.md", "beacon/memory/user_\xff.md", "beacon/memory/user_plain é.md"} {
+		write(t, filepath.Join(w.Root, rel), typed)
+	}
+	findings, err := w.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range findings {
+		if strings.Contains(f.Message, "does not print") {
+			got = append(got, f.String())
+		}
+	}
+	const tail = ": warning: the name holds a character that does not print (a line break, a terminal escape) or is not UTF-8: tmem shows it quoted, other tools may show it raw; rename it"
+	want := []string{
+		`"beacon/memory/user_\x1b[31mred.md"` + tail,
+		`"beacon/memory/user_a\nb.md"` + tail,
+		`"beacon/memory/user_\xff.md"` + tail,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
