@@ -52,10 +52,14 @@ func teamPath(rel string) (teammate, inside string, ok bool) {
 // rootAt opens the root to reach rel by, and returns rel in the system's
 // form relative to it: the teammate's folder for a path under one, else
 // the workspace. With create, a teammate's folder that does not exist is
-// made first. The caller closes r.
+// made first. A shared path that leads into a teammate's folder is
+// refused (see checkShared). The caller closes r.
 func (w *Workspace) rootAt(rel string, create bool) (r *os.Root, name string, err error) {
 	teammate, inside, ok := teamPath(rel)
 	if !ok {
+		if err := w.checkShared(rel); err != nil {
+			return nil, "", err
+		}
 		if r, err = w.openRoot(); err != nil {
 			return nil, "", err
 		}

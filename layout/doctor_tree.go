@@ -77,6 +77,7 @@ func (t *treeCheck) visit(p string, d fs.DirEntry, err error) error {
 		return fs.SkipDir // walked under the teammate's name
 	case d.Type()&fs.ModeSymlink != 0:
 		t.out = append(t.out, checkLink(rel, p, t.root)...)
+		t.out = append(t.out, t.w.sharedLinkFinding(rel, p, t.root)...)
 		return t.folderLink(rel, p)
 	case d.IsDir() && memoryName(rel):
 		t.out = append(t.out, notMemoryFile(rel, "a folder"))
