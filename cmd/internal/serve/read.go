@@ -102,6 +102,7 @@ type SearchOutput struct {
 type SearchHit struct {
 	Ref string `json:"ref" jsonschema:"path:start-end, to pass to memory_get"`
 	recall.Hit
+	Cut string `json:"cut,omitempty" jsonschema:"why the text stops short of the hit's lines: hit (a hit shows at most 8 KiB) or answer (the hits of one answer show at most 128 KiB together); memory_get with the ref reads them"`
 }
 
 // searchKinds are the kinds a hit can have.
@@ -146,6 +147,7 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (SearchOutput, err
 			out.Hits = append(out.Hits, SearchHit{Ref: fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine), Hit: h})
 		}
 	}
+	boundHits(out.Hits)
 	if out.Mode == recall.ModeBM25 && !matched(hits) && !recall.HasWords(in.Query, s.now()) {
 		out.Notes = append(out.Notes, noWordsNote)
 	}
