@@ -83,9 +83,14 @@ func checkText(path string, src []byte) error {
 }
 
 // checkContent reports NUL bytes and invalid UTF-8 with their line.
-func checkContent(path string, src []byte) error {
+func checkContent(path string, src []byte) error { return CheckTextAt(path, src, 1, 0) }
+
+// CheckTextAt reports a NUL byte or invalid UTF-8 in src, a piece of path
+// that starts at line and byte offset, as a *ParseError naming its line
+// and offset in path: for a caller that reads a file piece by piece.
+func CheckTextAt(path string, src []byte, line int, offset int64) error {
 	if i := bytes.IndexByte(src, 0); i >= 0 {
-		return &ParseError{Path: path, Line: lineAt(src, i), Err: errors.New("binary file: contains a NUL byte")}
+		return &ParseError{Path: path, Line: line - 1 + lineAt(src, i), Err: errors.New("binary file: contains a NUL byte")}
 	}
 	if !utf8.Valid(src) {
 		i := 0
@@ -96,7 +101,7 @@ func checkContent(path string, src []byte) error {
 			}
 			i += n
 		}
-		return &ParseError{Path: path, Line: lineAt(src, i), Err: fmt.Errorf("invalid UTF-8 (byte 0x%02x at offset %d)", src[i], i)}
+		return &ParseError{Path: path, Line: line - 1 + lineAt(src, i), Err: fmt.Errorf("invalid UTF-8 (byte 0x%02x at offset %d)", src[i], offset+int64(i))}
 	}
 	return nil
 }

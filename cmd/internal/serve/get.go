@@ -63,6 +63,9 @@ func (s *Service) Get(ctx context.Context, in GetInput) (GetOutput, error) {
 	if err != nil {
 		return GetOutput{}, fmt.Errorf("get %s: %w", quote.IfNeeded(rel), err)
 	}
+	if err := layout.CheckTextAt(rel, w.text[w.start:w.end], from, w.base+int64(w.start)); err != nil {
+		return GetOutput{}, err // as tmem show says it
+	}
 	if w.eof && from > w.total && !(from == 1 && w.total == 0) {
 		return GetOutput{}, fmt.Errorf("get %s: from_line %d is past the end (the file has %d lines)", quote.IfNeeded(rel), from, w.total)
 	}
@@ -78,6 +81,7 @@ func (s *Service) Get(ctx context.Context, in GetInput) (GetOutput, error) {
 // up to redactMargin bytes of the file before and after them.
 type window struct {
 	text       []byte
+	base       int64 // the offset in the file of text[0]
 	start, end int
 	to         int    // the last line returned, from-1 for none
 	next       int    // the line after to, 0 when the file ends there
@@ -143,6 +147,7 @@ func (w *window) skipTo(ctx context.Context, br *bufio.Reader, from int) (int, e
 func (w *window) keepBefore(chunk []byte) {
 	w.text = append(w.text, chunk...)
 	if len(w.text) > 2*redactMargin {
+		w.base += int64(len(w.text) - redactMargin)
 		w.text = append(w.text[:0], w.text[len(w.text)-redactMargin:]...)
 	}
 }

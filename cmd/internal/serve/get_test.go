@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/layout/layouttest"
 )
 
@@ -163,5 +164,40 @@ func TestGetRedactsAcrossCut(t *testing.T) {
 			}
 			args = map[string]any{"path": path, "from_line": out.NextFromLine}
 		}
+	}
+}
+
+// TestGetBadText reads files with a NUL byte or invalid UTF-8: memory_get
+// fails with the error tmem show gives, naming the line and the offset
+// in the file, however far in the range read starts; lines before the
+// bad one are read.
+func TestGetBadText(t *testing.T) {
+	const path = "beacon/memory/archive/big.md"
+	far := strings.Join(numbered(3000), "")
+	tests := []struct {
+		name string
+		text string
+		args map[string]any
+		bad  bool
+	}{
+		{name: "invalid UTF-8", text: "# Big\n\nfine\nbad \xff byte\n", args: map[string]any{"path": path}, bad: true},
+		{name: "a NUL byte", text: "# Big\nnul \x00 here\n", args: map[string]any{"path": path}, bad: true},
+		{name: "past a margin", text: far + "bad \xc3 cut\n", args: map[string]any{"path": path, "from_line": 2990}, bad: true},
+		{name: "lines before it", text: "# Big\n\nfine\nbad \xff byte\n", args: map[string]any{"path": path + ":1-3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := call(t, getSession(t, tt.text), "memory_get", tt.args)
+			if !tt.bad {
+				if res.IsError {
+					t.Errorf("get %v: %s, want the lines", tt.args, texts(res))
+				}
+				return
+			}
+			want := layout.CheckText(path, []byte(tt.text)).Error()
+			if !res.IsError || texts(res) != "memory_get: "+want {
+				t.Errorf("get %v: %q, want the error %q", tt.args, texts(res), want)
+			}
+		})
 	}
 }
