@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -256,9 +257,9 @@ func redactBlock(text string, start, end int) (string, []string) {
 func parseRef(in GetInput) (rel string, from, max int, err error) {
 	rel, from, max = in.Path, in.FromLine, in.MaxLines
 	if i := strings.LastIndexByte(rel, ':'); i > 0 && strings.HasSuffix(rel[:i], ".md") {
-		var a, b int
-		if _, err := fmt.Sscanf(rel[i+1:], "%d-%d", &a, &b); err != nil || a < 1 || b < a {
-			return "", 0, 0, fmt.Errorf("path %q: a ref is path:start-end with 1 <= start <= end", in.Path)
+		a, b, ok := parseLines(rel[i+1:])
+		if !ok || a < 1 || b < a {
+			return "", 0, 0, fmt.Errorf("path %q: a ref is path:start-end with 1 <= start <= end, in digits and nothing after", in.Path)
 		}
 		rel = rel[:i]
 		if from == 0 && max == 0 {
@@ -272,4 +273,20 @@ func parseRef(in GetInput) (rel string, from, max int, err error) {
 		from = 1
 	}
 	return rel, from, max, nil
+}
+
+// parseLines reads "start-end", two numbers in decimal digits only.
+func parseLines(s string) (start, end int, ok bool) {
+	a, b, ok := strings.Cut(s, "-")
+	if !ok || !digits(a) || !digits(b) {
+		return 0, 0, false
+	}
+	start, errA := strconv.Atoi(a)
+	end, errB := strconv.Atoi(b)
+	return start, end, errA == nil && errB == nil
+}
+
+// digits reports whether s is one or more ASCII digits.
+func digits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }

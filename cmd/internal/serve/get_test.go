@@ -201,3 +201,40 @@ func TestGetBadText(t *testing.T) {
 		})
 	}
 }
+
+// TestGetRef reads refs: a good one gives its lines, and one with
+// anything but start-end in digits after the colon is refused.
+func TestGetRef(t *testing.T) {
+	cs := getSession(t, strings.Join(numbered(10), ""))
+	const path = "beacon/memory/archive/big.md"
+	tests := []struct {
+		ref      string
+		from, to int // 0 when refused
+	}{
+		{ref: path + ":2-3", from: 2, to: 3},
+		{ref: path + ":1-2xyz"},
+		{ref: path + ":1-2 "},
+		{ref: path + ":+1-2"},
+		{ref: path + ":1--2"},
+		{ref: path + ":1-"},
+		{ref: path + ":3-2"},
+		{ref: path + ":0-2"},
+		{ref: path + ":1-99999999999999999999"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.TrimPrefix(tt.ref, path), func(t *testing.T) {
+			res := call(t, cs, "memory_get", map[string]any{"path": tt.ref})
+			if tt.from == 0 {
+				if !res.IsError || !strings.Contains(texts(res), "a ref is path:start-end") {
+					t.Errorf("%q: %.80q, want it refused", tt.ref, texts(res))
+				}
+				return
+			}
+			var out GetOutput
+			res = callOK(t, cs, "memory_get", map[string]any{"path": tt.ref}, &out)
+			if out.FromLine != tt.from || out.ToLine != tt.to {
+				t.Errorf("%q: lines %d-%d, want %d-%d", tt.ref, out.FromLine, out.ToLine, tt.from, tt.to)
+			}
+		})
+	}
+}
