@@ -54,6 +54,11 @@ func TestServeHTTPToken(t *testing.T) {
 		{"wrong token", "Bearer 0000", false},
 		{"token without Bearer", token, false},
 		{"right token", "Bearer " + token, true},
+		{"scheme in lower case", "bearer " + token, true},
+		{"scheme in upper case", "BEARER  " + token, true},
+		{"right token and more", "Bearer " + token + "0", false},
+		{"no space after the scheme", "Bearer" + token, false},
+		{"another scheme", "Basic " + token, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

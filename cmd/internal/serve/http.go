@@ -105,17 +105,30 @@ func hostLoopback(hostport string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// requireToken refuses, with 401, a request without the bearer token;
+// token is not empty.
 func requireToken(token string, next http.Handler) http.Handler {
-	want := []byte("Bearer " + token)
+	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
+		got, ok := bearer(r.Header.Get("Authorization"))
+		if !ok || subtle.ConstantTimeCompare(got, want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="tmem"`)
 			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// bearer returns the credentials of an Authorization header of the
+// Bearer scheme, whose name is case-insensitive (RFC 7235: "bearer" and
+// "BEARER" are "Bearer"), after one or more spaces.
+func bearer(header string) ([]byte, bool) {
+	scheme, cred, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return nil, false
+	}
+	return []byte(strings.TrimLeft(cred, " ")), true
 }
 
 // httpLimits bound how long a client may hold a connection without
