@@ -104,12 +104,14 @@ func sharedWorkspace(t *testing.T, links [][2]string) *Workspace {
 	return &Workspace{Root: root}
 }
 
-// sharedFinding is the finding doctor made about a shared path, if any.
+// sharedFinding is what doctor found about the shared paths, a finding a
+// line (a link into a teammate's folder, a template override under it).
 func sharedFinding(findings []Finding) string {
+	var out []string
 	for _, f := range findings {
 		if sharedPath(f.Path) {
-			return f.String()
+			out = append(out, f.String())
 		}
 	}
-	return ""
+	return strings.Join(out, "\n")
 }
