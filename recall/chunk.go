@@ -207,6 +207,9 @@ func chunkDoc(f layout.File, doc *layout.Doc, opts ChunkOptions) []Chunk {
 		for _, p := range splitEntry(text, start, opts) {
 			c := base
 			c.Heading, c.Cites = crumb, cites
+			if !p.first && len(crumb) > maxCrumb {
+				c.Heading = cutText(crumb, maxCrumb) + " …"
+			}
 			c.Text = p.text
 			c.StartLine, c.EndLine = p.start, p.end
 			if e.Heading != "" && p.first {
@@ -240,6 +243,11 @@ func titleChunks(base Chunk, doc *layout.Doc, opts ChunkOptions) []Chunk {
 	}
 	return out
 }
+
+// maxCrumb bounds the breadcrumb of an entry's chunks after its first,
+// where a heading of many kilobytes would be indexed, embedded and shown
+// once per chunk; the first chunk keeps it whole, so all of it is found.
+const maxCrumb = 512
 
 func crumbOf(title, heading string) string {
 	switch {

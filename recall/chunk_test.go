@@ -111,6 +111,30 @@ func TestChunkOverlap(t *testing.T) {
 	}
 }
 
+// TestLongHeadingOnce: an entry's first chunk has its heading whole; the
+// others a bounded start of it, so that a heading of kilobytes is not
+// indexed once per chunk.
+func TestLongHeadingOnce(t *testing.T) {
+	f := layout.File{Teammate: "a", Kind: layout.KindDaily, Path: "a/memory/2026-01-05.md"}
+	heading := strings.Repeat("word ", 2000) + "lastword"
+	src := "# 2026-01-05\n\n## " + heading + "\n\n" + strings.Repeat("Alpha one two three four five six seven. ", 40) + "\n"
+	cs, err := ChunkFile(f, []byte(src), ChunkOptions{TargetTokens: 25, OverlapTokens: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) < 3 {
+		t.Fatalf("got %d chunks, want a split", len(cs))
+	}
+	if want := "2026-01-05 > " + heading; cs[0].Heading != want {
+		t.Errorf("the first chunk's heading is %d bytes, want the whole %d", len(cs[0].Heading), len(want))
+	}
+	for _, c := range cs[1:] {
+		if len(c.Heading) > maxCrumb+len(" …") || !strings.HasPrefix(c.Heading, "2026-01-05 > word word") {
+			t.Errorf("chunk %d's heading is %d bytes: %.40q…", c.Ordinal, len(c.Heading), c.Heading)
+		}
+	}
+}
+
 func TestEstimateTokens(t *testing.T) {
 	tests := []struct {
 		name string

@@ -79,12 +79,15 @@ const MaxQueryBytes = 64 << 10
 // (or a character boundary).
 func SearchedText(s string) string { return queryText(s) }
 
-func queryText(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= MaxQueryBytes {
+func queryText(s string) string { return cutText(strings.TrimSpace(s), MaxQueryBytes) }
+
+// cutText is s cut after max bytes, at the last white space before that
+// in its second half, else at a character boundary.
+func cutText(s string, max int) string {
+	if len(s) <= max {
 		return s
 	}
-	n := MaxQueryBytes
+	n := max
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
