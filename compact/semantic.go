@@ -391,6 +391,11 @@ func (pl *planner) absorbSettled(ub *unit, w *wisdomDoc) error {
 		}
 		for i, c := range we.Cites {
 			m := byFile[c.file()]
+			if m == nil && c.Active && !c.archived() {
+				// removed or renamed by a person: no longer evolving
+				// in memory/, cited by the name it had
+				we.Cites[i].Active, we.changed = false, true
+			}
 			if c.archived() || m == nil {
 				continue
 			}

@@ -100,6 +100,25 @@ func TestSemantic(t *testing.T) {
 	})
 }
 
+// TestRemovedActiveSource: a memory cited as active that a person then
+// removes (or renames) is no longer cited as active.
+func TestRemovedActiveSource(t *testing.T) {
+	ws, run, _ := semanticFixture(t)
+	if _, err := run(Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(ws.Abs("beacon/memory/project_mock_drift.md")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(Options{}); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := os.ReadFile(ws.Abs("beacon/WISDOM.md"))
+	if !regexp.MustCompile(`, project_mock_drift.md sha256:[0-9a-f]{12} <!--`).Match(w) {
+		t.Errorf("the removed memory is not cited by its name without (active):\n%s", w)
+	}
+}
+
 // TestWisdomBudget checks that an over-budget WISDOM.md gets merge
 // proposals for its least-reinforced entries and is never truncated.
 func TestWisdomBudget(t *testing.T) {
