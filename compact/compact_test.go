@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -206,10 +205,12 @@ func TestDryRun(t *testing.T) {
 }
 
 // TestDailyChangedDuringCompaction appends to a daily after the plan is
-// journalled and before it is applied: the daily is kept, and the next run
-// merges the new entry into the weekly and deletes it.
+// journalled and before it is applied: its week is left as it is, with
+// the next week, whose archive write follows the first's, and no failure;
+// the next run summarises both, the new entry included, and archives each
+// daily once.
 func TestDailyChangedDuringCompaction(t *testing.T) {
-	ws := genWorkspace(t, day("2026-11-02"), day("2026-11-08"), 2, nil)
+	ws := genWorkspace(t, day("2026-11-02"), day("2026-11-15"), 2, nil)
 	entry := "Decision: appended while compaction ran"
 	opts := Options{Episodic: true, KeepStubDays: -1, Now: fixed("2026-11-25")}
 	opts.afterStep = func(n int) {
@@ -223,11 +224,11 @@ func TestDailyChangedDuringCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Kept) != 1 || res.Kept[0].Path != "beacon/memory/2026-11-04.md" {
-		t.Fatalf("kept %+v, want the changed daily", res.Kept)
+	if len(res.Kept) != 2 || res.Kept[0].Path != "beacon/memory/2026-11-04.md" || res.Kept[1].Path != "beacon/weekly/2026-W46" {
+		t.Fatalf("kept %+v, want the changed daily and the week after it", res.Kept)
 	}
-	if got := paths(t, ws, "beacon", layout.KindDaily); !reflect.DeepEqual(got, []string{"2026-11-04.md"}) {
-		t.Fatalf("dailies left %q", got)
+	if got := paths(t, ws, "beacon", layout.KindDaily); len(got) != 14 || len(res.Written) != 0 {
+		t.Fatalf("dailies left %q, written %q; want both weeks left whole (the second writes the archive after the first)", got, res.Written)
 	}
 	res, err = Run(context.Background(), ws, Options{Episodic: true, KeepStubDays: -1, Now: fixed("2026-11-25")})
 	if err != nil {
@@ -239,6 +240,10 @@ func TestDailyChangedDuringCompaction(t *testing.T) {
 	b, _ := os.ReadFile(ws.Abs("beacon/memory/weekly/2026-W45.md"))
 	if !strings.Contains(string(b), entry) {
 		t.Errorf("the appended entry is not in the weekly:\n%s", b)
+	}
+	a, _ := os.ReadFile(ws.Abs(layout.ArchivePath("beacon", "2026-11")))
+	if n := strings.Count(string(a), "<!-- tmem:archive 2026-11-04.md "); n != 1 {
+		t.Errorf("the changed daily is archived %d times, want once", n)
 	}
 }
 

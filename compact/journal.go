@@ -120,6 +120,7 @@ func (j *journal) markDone(id string) error {
 // once; either leaves the journal for the next run to finish.
 func (j *journal) apply(ctx context.Context, p *Plan, res *Result) error {
 	failed := map[string]string{} // teammate → the unit of theirs that failed
+	left := map[string]string{}   // teammate → the unit of theirs left to the next run
 	for i, u := range p.Units {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("compact: stopped with %d of %d unit(s) left to the next run: %w", len(p.Units)-i, len(p.Units), err)
@@ -128,11 +129,13 @@ func (j *journal) apply(ctx context.Context, p *Plan, res *Result) error {
 			res.Failed = append(res.Failed, Failure{Unit: u.ID, Error: "not applied after " + first + " failed; the next run plans it again"})
 			continue
 		}
-		err := j.applyUnit(ctx, u, res)
-		if err != nil && (ctx.Err() != nil || errors.Is(err, layout.ErrLocked)) {
+		if first, ok := left[u.Teammate]; ok {
+			res.Kept = append(res.Kept, Kept{Path: u.ID, Reason: "left to the next run with " + first + ", whose writes it follows"})
+		} else if err := j.applyUnit(ctx, u, res); errors.Is(err, errLeft) {
+			left[u.Teammate] = u.ID
+		} else if err != nil && (ctx.Err() != nil || errors.Is(err, layout.ErrLocked)) {
 			return err
-		}
-		if err != nil {
+		} else if err != nil {
 			failed[u.Teammate] = u.ID
 			res.Failed = append(res.Failed, Failure{Unit: u.ID, Error: strings.TrimPrefix(err.Error(), "compact "+u.ID+": ") + "; the next run plans it again"})
 			continue
@@ -162,6 +165,13 @@ func (j *journal) applyUnit(ctx context.Context, u Unit, res *Result) error {
 		return fmt.Errorf("compact %s: %w", u.ID, err)
 	}
 	defer unlock()
+	if p, err := j.changedSource(u); err != nil || p != "" {
+		if err != nil {
+			return err
+		}
+		res.Kept = append(res.Kept, Kept{Path: p, Reason: "changed during compaction; " + u.ID + " is left to the next run"})
+		return errLeft
+	}
 	for _, w := range u.Writes {
 		cur, _, err := fileSum(j.ws, w.Path)
 		if err != nil {
@@ -209,6 +219,30 @@ func (j *journal) applyUnit(ctx context.Context, u Unit, res *Result) error {
 		j.tick()
 	}
 	return nil
+}
+
+// errLeft is applyUnit's answer for a unit left whole to the next run.
+var errLeft = errors.New("left to the next run")
+
+// changedSource returns a file u archives and deletes that changed since
+// u was planned ("" if none): u's summary lacks what was added, and its
+// archive copy is the older one, so u is left whole to the next run,
+// which plans it with the file as it is (applying the rest would archive
+// the file twice).
+func (j *journal) changedSource(u Unit) (string, error) {
+	for _, d := range u.Deletes {
+		if d.Archive == "" {
+			continue // nothing archived twice: the next run merges it in
+		}
+		cur, _, err := fileSum(j.ws, d.Path)
+		if err != nil {
+			return "", fmt.Errorf("compact %s: %w", u.ID, err)
+		}
+		if cur != "" && cur != d.SHA && (d.Stub == "" || cur != sum([]byte(d.Stub))) {
+			return d.Path, nil
+		}
+	}
+	return "", nil
 }
 
 // removeOrStub removes a compacted file, or replaces it by its stub.
