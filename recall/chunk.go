@@ -207,8 +207,8 @@ func chunkDoc(f layout.File, doc *layout.Doc, opts ChunkOptions) []Chunk {
 		for _, p := range splitEntry(text, start, opts) {
 			c := base
 			c.Heading, c.Cites = crumb, cites
-			if !p.first && len(crumb) > maxCrumb {
-				c.Heading = cutText(crumb, maxCrumb) + " …"
+			if !p.first {
+				c.Heading = cutCrumb(crumb)
 			}
 			c.Text = p.text
 			c.StartLine, c.EndLine = p.start, p.end
@@ -248,6 +248,20 @@ func titleChunks(base Chunk, doc *layout.Doc, opts ChunkOptions) []Chunk {
 // where a heading of many kilobytes would be indexed, embedded and shown
 // once per chunk; the first chunk keeps it whole, so all of it is found.
 const maxCrumb = 512
+
+// cutCrumb is a breadcrumb over maxCrumb (and its mark) cut to it, with
+// "…"; cutting a cut one changes nothing.
+func cutCrumb(s string) string {
+	const mark = " …"
+	if len(s) <= maxCrumb+len(mark) {
+		return s
+	}
+	return cutText(s, maxCrumb) + mark
+}
+
+// sameCrumb reports whether two chunks' breadcrumbs are those of one
+// entry: equal, once the first chunk's whole one is cut (see maxCrumb).
+func sameCrumb(a, b string) bool { return a == b || cutCrumb(a) == cutCrumb(b) }
 
 func crumbOf(title, heading string) string {
 	switch {

@@ -66,7 +66,7 @@ func passages(rs []ranked, k int, decay float64) []ranked {
 func neighbourOf(out []span, c Chunk) int {
 	for j, s := range out {
 		p := s.chunk
-		if p.Path == c.Path && p.Section == c.Section && p.Heading == c.Heading &&
+		if p.Path == c.Path && p.Section == c.Section && sameCrumb(p.Heading, c.Heading) &&
 			(c.Ordinal == s.lo-1 || c.Ordinal == s.hi+1) {
 			return j
 		}

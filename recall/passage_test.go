@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/tmemhq/tmem/layout"
 )
 
 // standup is a daily whose first entry is long enough to be cut into
@@ -168,5 +170,26 @@ func TestWidenWithinEntry(t *testing.T) {
 				t.Errorf("widen(%d-%d) = %d-%d, want %d-%d", tt.from, tt.to, from, to, tt.wantFrom, tt.wantTo)
 			}
 		})
+	}
+}
+
+// TestLongHeadingOnePassage: the chunks of an entry whose heading is too
+// long to carry whole after its first chunk still merge into one passage.
+func TestLongHeadingOnePassage(t *testing.T) {
+	f := layout.File{Teammate: "beacon", Kind: layout.KindDaily, Path: "beacon/memory/2026-09-01.md"}
+	src := "# 2026-09-01\n\n## " + strings.Repeat("standup ", 100) + "\n\n" + strings.Repeat("The walrus migration went on for a while. ", 30) + "\n"
+	cs, err := ChunkFile(f, []byte(src), ChunkOptions{TargetTokens: 30, OverlapTokens: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) < 3 || cs[0].Heading == cs[1].Heading {
+		t.Fatalf("want an entry of 3+ chunks whose later ones carry the heading cut, got %d", len(cs))
+	}
+	var rs []ranked
+	for i, c := range cs[:3] {
+		rs = append(rs, ranked{chunk: c, score: float64(3 - i)})
+	}
+	if got := passages(rs, 10, 1); len(got) != 1 {
+		t.Errorf("%d passages of one entry's neighbouring chunks, want 1", len(got))
 	}
 }
