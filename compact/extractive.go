@@ -3,6 +3,7 @@ package compact
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -289,79 +290,61 @@ func insertDated(secs []section, s section) []section {
 	return append(secs[:at:at], append([]section{s}, secs[at:]...)...)
 }
 
-// moreOfDay adds the bullets of add, a newer rendering of a day, to that
-// day's section, after its last bullet. With fresh, add renders the whole
-// day again, and only the entries the section has no bullet for yet are
-// added: an entry's bullet a person edited stays as they left it. Else
-// add renders only entries appended to a compacted day's stub, and all
-// are added. add's "Log:" line takes the place of the section's for the
-// same file.
+// moreOfDay adds the lines of add, a newer rendering of a day, to that
+// day's section, after its last list item: with fresh, those the section
+// does not hold (add renders the whole day again: an entry that changed
+// gets its new bullet beside the old one, which a person may have
+// edited); else all (add renders only entries appended to a compacted
+// day's stub). "Nothing was logged" goes once there is something, and
+// add's "Log:" line takes the place of the section's for the same file.
 func moreOfDay(day, add section, fresh bool) section {
 	lines := strings.Split(day.Text, "\n")
+	had := map[string]bool{}
+	for _, l := range lines {
+		had[l] = fresh
+	}
 	var items []string
-	if fresh && add.digests != nil {
-		items = newBullets(lines, add.digests)
-	} else {
-		for _, l := range strings.Split(add.Text, "\n")[1:] {
-			if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, logPrefix) && l != nothingLogged {
-				items = append(items, l)
-			}
+	for _, l := range strings.Split(add.Text, "\n")[1:] {
+		if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, logPrefix) && l != nothingLogged && !had[l] {
+			items = append(items, l)
 		}
 	}
-	at := len(lines)
-	for i := len(lines) - 1; i > 0; i-- {
-		if strings.HasPrefix(lines[i], "- ") || strings.HasPrefix(lines[i], "  - ") {
-			at = i + 1
-			break
-		}
+	at, drop := afterItems(lines), 0
+	if i := slices.Index(lines, nothingLogged); i >= 0 && len(items) > 0 {
+		at, drop = i, 1 // in its place
 	}
-	out := append(append(append([]string{}, lines[:at]...), items...), lines[at:]...)
+	out := append(append(append([]string{}, lines[:at]...), items...), lines[at+drop:]...)
 	if add.where != "" {
 		out = withLog(out, logPrefix+add.where)
 	}
 	return section{Key: day.Key, Day: true, Text: strings.Join(out, "\n")}
 }
 
-// newBullets renders the digests lines has no bullet for: those whose
-// bullet, or its start up to the heading, is in lines fewer times than
-// the digests have it.
-func newBullets(lines []string, ds []digest) []string {
-	var out []string
-	seen := map[string]int{}
-	for _, g := range ds {
-		head := bullet(g)
-		if g.Heading != "" {
-			head = "- " + g.Heading
-		}
-		seen[head]++
-		if countPrefixed(lines, head) >= seen[head] {
-			continue
-		}
-		out = append(out, bullet(g))
-		for _, m := range g.Marked {
-			out = append(out, "  - "+m)
+// afterItems is where items go in a day section's lines: after its last
+// list item, or when it has none, before the blank and "Log:" lines that
+// end it.
+func afterItems(lines []string) int {
+	for i := len(lines) - 1; i > 0; i-- {
+		if t := strings.TrimLeft(lines[i], " "); strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") {
+			return i + 1
 		}
 	}
-	return out
-}
-
-// countPrefixed counts the lines that start with p.
-func countPrefixed(lines []string, p string) int {
-	n := 0
-	for _, l := range lines {
-		if strings.HasPrefix(l, p) {
-			n++
-		}
+	at := len(lines)
+	for at > 1 && (strings.TrimSpace(lines[at-1]) == "" || strings.HasPrefix(lines[at-1], logPrefix)) {
+		at--
 	}
-	return n
+	return at
 }
 
-// withLog puts log, a "Log:" line, in place of the line of lines that
-// names the same file, or adds it at the end.
+// withLog puts log, a "Log:" line, in place of the line of lines that is
+// the "Log:" line tmem wrote for the same file ("Log: f.md" or "Log: f.md
+// in archive/…"), or adds it at the end: a line a person added to is
+// kept.
 func withLog(lines []string, log string) []string {
-	file := strings.Fields(strings.TrimPrefix(log, logPrefix) + " ")[0]
+	file := strings.Fields(log)[1]
 	for i, l := range lines {
-		if f := strings.Fields(strings.TrimPrefix(l, logPrefix) + " "); strings.HasPrefix(l, logPrefix) && f[0] == file {
+		f := strings.Fields(l)
+		if strings.HasPrefix(l, logPrefix) && (len(f) == 2 || len(f) == 4 && f[2] == "in") && f[1] == file {
 			lines[i] = log
 			return lines
 		}
