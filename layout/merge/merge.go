@@ -171,10 +171,15 @@ func mergeFrontMatter(b, o, t doc) (string, int, bool) {
 
 // fieldOrder lists the fields of o, then puts each field only t has
 // after the field t has before it (first, when none), so that a field a
-// person added lands where they put it.
+// person added lands where they put it; fields each side added at one
+// place go in name order, whichever side is ours.
 func fieldOrder(o, t []unit) []string {
 	var keys []string
 	at := map[string]int{}
+	inT := map[string]bool{}
+	for _, u := range t {
+		inT[u.id] = true
+	}
 	for _, u := range o {
 		if _, ok := at[u.id]; !ok {
 			at[u.id], keys = len(keys), append(keys, u.id)
@@ -186,6 +191,9 @@ func fieldOrder(o, t []unit) []string {
 			i := 0
 			if prev != "" {
 				i = at[prev] + 1
+			}
+			for i < len(keys) && !inT[keys[i]] && keys[i] < u.id {
+				i++
 			}
 			keys = append(keys[:i], append([]string{u.id}, keys[i:]...)...)
 			for j := i; j < len(keys); j++ {

@@ -68,8 +68,10 @@ func splitDoc(path string, src []byte) (d doc, ok bool) {
 
 // unitStarts returns the lines (0-based, of lines; the body starts at
 // body) where a unit starts: each `##` heading, and each stamp line
-// outside code that is not the first line under a heading (blank lines
-// aside).
+// outside code that is not right under a heading. A stamp after a blank
+// line under a heading starts a unit: `tmem remember --mode append`
+// writes one so under a heading with no text, and two machines' appends
+// there must merge.
 func unitStarts(pd *layout.Doc, lines []string, body int) map[int]bool {
 	starts, heads := map[int]bool{}, map[int]bool{}
 	for _, e := range pd.Entries {
@@ -78,13 +80,9 @@ func unitStarts(pd *layout.Doc, lines []string, body int) map[int]bool {
 		}
 	}
 	code := layout.InCode(strings.Join(lines[body:], "\n"))
-	prev := -1 // the last non-blank line
 	for i := body; i < len(lines); i++ {
-		if layout.StampOf(lines[i]) != "" && !code[i-body] && !(prev >= 0 && heads[prev]) {
+		if layout.StampOf(lines[i]) != "" && !code[i-body] && !heads[i-1] {
 			starts[i] = true
-		}
-		if strings.TrimSpace(lines[i]) != "" {
-			prev = i
 		}
 	}
 	return starts
