@@ -63,11 +63,18 @@ func assignmentAt(s *scan, i int, _ string) (match, bool) {
 	if s.nestedValues(ns, vs, as) {
 		return match{}, false
 	}
-	vs, ve := readValue(t, vs)
+	vs, ve := schemeValue(t, vs)
+	return assigned(t, vs, ve, as)
+}
+
+// schemeValue reads the value at i, past "Bearer", "Basic" or "token"
+// before it.
+func schemeValue(t string, i int) (vs, ve int) {
+	vs, ve = readValue(t, i)
 	if word := strings.ToLower(t[vs:ve]); (word == "bearer" || word == "basic" || word == "token") && ve < len(t) && t[ve] == ' ' {
 		vs, ve = readValue(t, ve+1)
 	}
-	return assigned(t, vs, ve, as)
+	return vs, ve
 }
 
 // assigned is the match for t[vs:ve], a value assigned to a name that

@@ -13,27 +13,30 @@ const maxBlock = 4 * maxValue
 // the name on its line, the block of lines below it indented deeper than
 // the name ("password:" then "  current: …" or "  - …"). A nested key
 // that names a secret itself is read by its own hint as well; its finding
-// wins. A name inside what the last such read covered is not read again:
-// its values were read as the outer name's, and reading each nested name
-// anew would make text nested without end quadratic. It reports whether
-// the value is nested.
+// wins. A name inside the last flow read is not read again for a flow,
+// nor one inside the last block read for a block: its values were read as
+// the outer name's, and reading each nested name anew would make text
+// nested without end quadratic. (A block reads a line's first word, so a
+// flow in a line of it is read on its own.) "#" after white space is a
+// comment, as in YAML; glued to the separator it is a value's first
+// character. It reports whether the value is nested.
 func (s *scan) nestedValues(ns, i int, as *rule) bool {
 	t := s.text
 	add := func(vs, ve int) {
+		vs = afterScheme(t, vs, ve)
 		if m, ok := assigned(t, vs, ve, as); ok {
 			m.nested = true
 			s.more = append(s.more, m)
 		}
 	}
-	inside := ns < s.nestedTo
 	switch {
 	case i < len(t) && (t[i] == '{' || t[i] == '['):
-		if !inside {
-			s.nestedTo = flowValues(t, i, add)
+		if ns >= s.flowTo {
+			s.flowTo = flowValues(t, i, add)
 		}
-	case i >= len(t) || t[i] == '\n' || t[i] == '\r' || t[i] == '#':
-		if !inside {
-			s.nestedTo = blockValues(t, ns, i, add)
+	case i >= len(t) || t[i] == '\n' || t[i] == '\r' || t[i] == '#' && (t[i-1] == ' ' || t[i-1] == '\t'):
+		if ns >= s.blockTo {
+			s.blockTo = blockValues(t, ns, i, add)
 		}
 	default:
 		return false
@@ -100,7 +103,7 @@ func lineValue(t string, j int, add func(vs, ve int)) {
 		_ = flowValues(t, j, add)
 		return
 	}
-	add(readValue(t, j))
+	add(schemeValue(t, j))
 }
 
 // flowValues calls add with each scalar in the YAML or JSON flow
@@ -177,4 +180,15 @@ func keyAt(t string, j int) (ks, after int, ok bool) {
 		return 0, 0, false
 	}
 	return ks, c + 1, true
+}
+
+// afterScheme is where the value t[vs:ve] starts past an authorization
+// scheme ("Bearer ", "Basic ", "token "), as in a quoted header value.
+func afterScheme(t string, vs, ve int) int {
+	for _, scheme := range []string{"bearer ", "basic ", "token "} {
+		if hasPrefixFold(t[vs:ve], scheme) {
+			return min(skip(t, vs+len(scheme), " "), ve)
+		}
+	}
+	return vs
 }

@@ -36,8 +36,9 @@ type scan struct {
 	// more are further matches of the rule that just ran: the values
 	// nested under a secret-like name.
 	more []match
-	// nestedTo is where the last read of nested values stopped.
-	nestedTo int
+	// flowTo and blockTo are where the last read of nested values in a
+	// flow collection, and in a block, stopped.
+	flowTo, blockTo int
 }
 
 // hasPrefixFold reports whether t starts with the lower-case hint h,
