@@ -99,11 +99,13 @@ func chunk(b, o, t []unit, union bool, seen map[string]bool) piece {
 	case union && added(b, o) != nil:
 		p.units = append(append([]unit{}, t...), added(b, o)...)
 	default:
-		us, ok := apart(b, o, t)
-		if !union || !ok {
+		var ok bool
+		if union {
+			p.units, ok = apart(b, o, t)
+		}
+		if !ok {
 			return piece{conflict: true, ours: o, theirs: t}
 		}
-		p.units = us
 	}
 	var kept []unit
 	at := map[string]int{}

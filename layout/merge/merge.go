@@ -68,13 +68,19 @@ func merge(path string, base, ours, theirs []byte) Result {
 
 // inStyleOf writes merged data the way ours, the version checked out, is
 // written: with its byte-order mark, with CRLF line ends when most of its
-// lines have them, and without a final line break when it has none.
+// lines have them and LF when none has, and without a final line break
+// when it has none. (layout.KeepLineEndings asks every line to be CRLF: a
+// merge meets files one machine's appends left mixed.)
 func inStyleOf(ours, data []byte) []byte {
 	const bom = "\ufeff"
 	if bytes.HasPrefix(ours, []byte(bom)) && !bytes.HasPrefix(data, []byte(bom)) {
 		data = append([]byte(bom), data...)
 	}
-	if crlf := bytes.Count(ours, []byte("\r\n")); crlf > 0 && 2*crlf > bytes.Count(ours, []byte("\n")) {
+	crlf := bytes.Count(ours, []byte("\r\n"))
+	if crlf == 0 && len(ours) > 0 {
+		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")) // theirs' CRLF lines in an LF file
+	}
+	if crlf > 0 && 2*crlf > bytes.Count(ours, []byte("\n")) {
 		var b bytes.Buffer
 		for i, c := range data {
 			if c == '\n' && (i == 0 || data[i-1] != '\r') {

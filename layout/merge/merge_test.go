@@ -125,6 +125,14 @@ func TestMergeFiles(t *testing.T) {
 			want:   "# d\r\n\r\n## A\r\n- a\r\n\r\n## C\r\n<!-- tmem:at 2026-03-14T10:00:00Z -->\r\n\r\n## B\r\n<!-- tmem:at 2026-03-14T11:00:00Z -->\r\n",
 		},
 		{
+			name:   "CRLF lines of theirs in an LF file become LF",
+			path:   "beacon/memory/2026-03-14.md",
+			base:   "# d\n\n## A\n- a\n",
+			ours:   "# d\n\n## A\n- a\n\n## B\n<!-- tmem:at 2026-03-14T11:00:00Z -->\n",
+			theirs: "# d\r\n\r\n## A\r\n- a\r\n\r\n## C\r\n<!-- tmem:at 2026-03-14T10:00:00Z -->\r\n",
+			want:   "# d\n\n## A\n- a\n\n## C\n<!-- tmem:at 2026-03-14T10:00:00Z -->\n\n## B\n<!-- tmem:at 2026-03-14T11:00:00Z -->\n",
+		},
+		{
 			name:   "spacing as written: a byte-order mark, no blank line after the frontmatter, two between entries, no final line break",
 			path:   "beacon/memory/project_auth.md",
 			base:   "\ufeff---\nname: auth\n---\n# Auth\n\n\n## A\na",
