@@ -51,7 +51,7 @@ func mergeCompacted(path string, base, ours, theirs []byte) (Result, bool) {
 	}
 	had := newSince(b, stubbed)
 	late := newSince(b, other)
-	units := withPreamble(b, other, inTimeOrder([]piece{{units: interleave(had, late)}})[0].units)
+	units := withPreamble(b, other, inTimeOrder([]piece{{units: interleave(had, late)}}, nil)[0].units)
 	res := Result{Data: renderDaily(stubbed.preamble, units)}
 	if n := len(units) - len(had); n > 0 && !(layout.HasStub(ours) && layout.HasStub(theirs)) {
 		res.Notes = append(res.Notes, fmt.Sprintf("%s: compaction summarised it on one side while %d entr%s appended on the other; kept them in the daily for the next compaction to fold in", path, n, plural(n)))

@@ -116,7 +116,7 @@ func mergeDocs(path string, b, o, t doc) Result {
 		conflicts++
 	}
 	add(pre, preSep)
-	pieces := inTimeOrder(merge3(b.units, o.units, t.units, true))
+	pieces := inTimeOrder(merge3(b.units, o.units, t.units, true), b.units)
 	var notes []string
 	if len(pieces) == 1 {
 		pieces[0].units, notes = keepEntriesOnce(pieces[0].units)
@@ -225,10 +225,13 @@ func mergeLines(path string, base, ours, theirs []byte) Result {
 
 var dailyPath = lazyregexp.New(`(^|/)memory/\d{4}-\d{2}-\d{2}\.md$`)
 
-// inTimeOrder sorts each run of stamped units by stamp, so the merged file
-// is the same whatever order machines merged in. Units without a stamp
-// stay where they are; output with conflicts is left as merged.
-func inTimeOrder(pieces []piece) []piece {
+// inTimeOrder puts the stamped units that base does not hold in time
+// order within each run of stamped units, so the merged file is the same
+// whatever order machines merged in; the units of base keep their order,
+// which a person may have made other than the stamps' (see placeNew).
+// Units without a stamp stay where they are; output with conflicts is
+// left as merged.
+func inTimeOrder(pieces []piece, base []unit) []piece {
 	var all []unit
 	for _, p := range pieces {
 		if p.conflict {
@@ -236,14 +239,41 @@ func inTimeOrder(pieces []piece) []piece {
 		}
 		all = append(all, p.units...)
 	}
+	old := map[string]bool{}
+	for _, u := range base {
+		old[u.id] = true
+	}
 	for i := 0; i < len(all); {
 		j := i
 		for j < len(all) && all[j].key != "" {
 			j++
 		}
-		run := all[i:j]
-		sort.SliceStable(run, func(x, y int) bool { return run[x].key < run[y].key })
+		copy(all[i:j], placeNew(all[i:j], old))
 		i = j + 1
 	}
 	return []piece{{units: all}}
+}
+
+// placeNew orders a run of stamped units: those of base (old) as they
+// are, and each of the others, by stamp, before the first of base stamped
+// later. With base in time order, the run ends in time order.
+func placeNew(run []unit, old map[string]bool) []unit {
+	var kept, fresh []unit
+	for _, u := range run {
+		if old[u.id] {
+			kept = append(kept, u)
+		} else {
+			fresh = append(fresh, u)
+		}
+	}
+	sort.SliceStable(fresh, func(x, y int) bool { return fresh[x].key < fresh[y].key })
+	out := make([]unit, 0, len(run))
+	k := 0
+	for _, u := range kept {
+		for k < len(fresh) && fresh[k].key < u.key {
+			out, k = append(out, fresh[k]), k+1
+		}
+		out = append(out, u)
+	}
+	return append(out, fresh[k:]...)
 }

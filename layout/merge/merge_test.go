@@ -125,6 +125,14 @@ func TestMergeFiles(t *testing.T) {
 			want:   "# d\r\n\r\n## A\r\n- a\r\n\r\n## C\r\n<!-- tmem:at 2026-03-14T10:00:00Z -->\r\n\r\n## B\r\n<!-- tmem:at 2026-03-14T11:00:00Z -->\r\n",
 		},
 		{
+			name:   "entries a person put out of time order stay so; new ones go by time",
+			path:   "beacon/memory/2026-03-14.md",
+			base:   "# d\n\n## B\n<!-- tmem:at 2026-03-14T10:00:00Z -->\n\n## A\n<!-- tmem:at 2026-03-14T09:00:00Z -->\n",
+			ours:   "# d\n\n## B\n<!-- tmem:at 2026-03-14T10:00:00Z -->\n\n## A\n<!-- tmem:at 2026-03-14T09:00:00Z -->\n\n## C\n<!-- tmem:at 2026-03-14T11:00:00Z -->\n",
+			theirs: "# d\n\n## B\n<!-- tmem:at 2026-03-14T10:00:00Z -->\n\n## A\n<!-- tmem:at 2026-03-14T09:00:00Z -->\n\n## D\n<!-- tmem:at 2026-03-14T10:30:00Z -->\n",
+			want:   "# d\n\n## B\n<!-- tmem:at 2026-03-14T10:00:00Z -->\n\n## A\n<!-- tmem:at 2026-03-14T09:00:00Z -->\n\n## D\n<!-- tmem:at 2026-03-14T10:30:00Z -->\n\n## C\n<!-- tmem:at 2026-03-14T11:00:00Z -->\n",
+		},
+		{
 			name:   "CRLF lines of theirs in an LF file become LF",
 			path:   "beacon/memory/2026-03-14.md",
 			base:   "# d\n\n## A\n- a\n",
