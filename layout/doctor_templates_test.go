@@ -38,3 +38,26 @@ func TestCheckReportsBadTemplateOverrides(t *testing.T) {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestCheckWarnsOfStrayTemplates: a file in templates/ named as no
+// template is (a typo) is named, with the template it was surely meant
+// to be.
+func TestCheckWarnsOfStrayTemplates(t *testing.T) {
+	ws := newWorkspace(t, "beacon")
+	write(t, filepath.Join(ws.Root, "templates", "soul.md"), "# Soul\n")
+	write(t, filepath.Join(ws.Root, "templates", "GOALS.md"), "# Goals\n")
+	findings, err := ws.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range findings {
+		if strings.HasPrefix(f.Path, "templates/") {
+			got = append(got, f.String())
+		}
+	}
+	want := "templates/soul.md: warning: no template is named so, and tmem never reads it: did you mean SOUL.md?"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("findings %q, want %q", got, want)
+	}
+}
