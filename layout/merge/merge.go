@@ -37,7 +37,9 @@ func Merge(path string, base, ours, theirs []byte) (Result, error) {
 		return Result{Data: theirs}, nil
 	}
 	res := merge(path, base, ours, theirs)
-	res.Data = inStyleOf(ours, res.Data)
+	if !archivePath().MatchString(path) { // sections keep their sources' bytes
+		res.Data = inStyleOf(ours, res.Data)
+	}
 	return res, nil
 }
 

@@ -217,3 +217,35 @@ func ExampleMerge() {
 	// <!-- tmem:at 2026-03-09T11:00:00Z -->
 	// conflicts: 0
 }
+
+// TestArchiveKeepsSourceBytes: an archive section of a daily with mixed
+// line ends still restores it exactly after a merge into an LF archive.
+func TestArchiveKeepsSourceBytes(t *testing.T) {
+	on := time.Date(2026, 3, 16, 0, 0, 0, 0, time.UTC)
+	sec := func(src, text string) layout.ArchiveSection { return layout.NewArchiveSection(src, []byte(text), on) }
+	base := layout.AppendArchive(nil, "2026-03", sec("2026-03-02.md", "# 2026-03-02\n"))
+	ours := layout.AppendArchive(base, "2026-03", sec("2026-03-03.md", "# 2026-03-03\n"))
+	mixed := "# 2026-03-04\r\n\r\n## A\nalpha\r\n"
+	theirs := layout.AppendArchive(base, "2026-03", sec("2026-03-04.md", mixed))
+	for _, swap := range []bool{false, true} {
+		o, th := ours, theirs
+		if swap {
+			o, th = theirs, ours
+		}
+		res, err := merge.Merge("beacon/memory/archive/2026-03.md", base, o, th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		secs, err := layout.ParseArchive("beacon/memory/archive/2026-03.md", res.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok := false
+		for _, s := range secs {
+			ok = ok || s.Source == "2026-03-04.md" && s.Verify() && string(s.Original()) == mixed
+		}
+		if !ok {
+			t.Errorf("swapped %v: the merged archive no longer restores the daily of mixed line ends:\n%q", swap, res.Data)
+		}
+	}
+}
