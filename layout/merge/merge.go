@@ -65,6 +65,9 @@ func merge(path string, base, ours, theirs []byte) Result {
 	if !okb || !oko || !okt {
 		return mergeLines(path, base, ours, theirs)
 	}
+	if !archivePath().MatchString(path) {
+		glueHeadings(&b, &o, &t)
+	}
 	return mergeDocs(path, b, o, t)
 }
 

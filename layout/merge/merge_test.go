@@ -102,6 +102,14 @@ func TestMergeFiles(t *testing.T) {
 			want:   "# 2026-03-14\n\n## A\n<!-- tmem:at 2026-03-14T09:00:00Z -->\n\n```\n<!-- tmem:at 2026-03-14T07:00:00Z -->\n```\nalpha\n\n## D\n<!-- tmem:at 2026-03-14T10:00:00Z -->\n\n## C\n<!-- tmem:at 2026-03-14T11:00:00Z -->\n",
 		},
 		{
+			name:   "entries with a blank line between heading and stamp, added on both sides",
+			path:   "beacon/memory/2026-03-14.md",
+			base:   "# 2026-03-14\n\n## A\n\n<!-- tmem:at 2026-03-14T09:00:00Z -->\n\nalpha.\n",
+			ours:   "# 2026-03-14\n\n## A\n\n<!-- tmem:at 2026-03-14T09:00:00Z -->\n\nalpha.\n\n## C\n\n<!-- tmem:at 2026-03-14T11:00:00Z -->\n\ngamma.\n",
+			theirs: "# 2026-03-14\n\n## A\n\n<!-- tmem:at 2026-03-14T09:00:00Z -->\n\nalpha.\n\n## D\n\n<!-- tmem:at 2026-03-14T10:00:00Z -->\n\ndelta.\n",
+			want:   "# 2026-03-14\n\n## A\n\n<!-- tmem:at 2026-03-14T09:00:00Z -->\n\nalpha.\n\n## D\n\n<!-- tmem:at 2026-03-14T10:00:00Z -->\n\ndelta.\n\n## C\n\n<!-- tmem:at 2026-03-14T11:00:00Z -->\n\ngamma.\n",
+		},
+		{
 			name:   "appends on both sides under a heading with no text merge",
 			path:   "beacon/memory/project_x.md",
 			base:   "# P\n\n## Notes\n",
@@ -247,5 +255,25 @@ func TestArchiveKeepsSourceBytes(t *testing.T) {
 		if !ok {
 			t.Errorf("swapped %v: the merged archive no longer restores the daily of mixed line ends:\n%q", swap, res.Data)
 		}
+	}
+}
+
+// TestArchivePartKeepsRepeatedHeading: a later copy of a daily kept as a
+// part holds its new entry whole, heading included, when the entry's
+// heading repeats an earlier one's and a blank line parts it from its
+// stamp.
+func TestArchivePartKeepsRepeatedHeading(t *testing.T) {
+	d1, d2 := time.Date(2026, 3, 16, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 17, 0, 0, 0, 0, time.UTC)
+	first := "# 2026-03-10\n\n## Standup\n\n<!-- tmem:at 2026-03-10T09:00:00Z -->\n\nx\n"
+	later := first + "\n## Standup\n\n<!-- tmem:at 2026-03-10T17:00:00Z -->\n\ny\n"
+	base := layout.AppendArchive(nil, "2026-03", layout.NewArchiveSection("2026-03-02.md", []byte("# 2026-03-02\n"), d1))
+	ours := layout.AppendArchive(base, "2026-03", layout.NewArchiveSection("2026-03-10.md", []byte(first), d1))
+	theirs := layout.AppendArchive(base, "2026-03", layout.NewArchiveSection("2026-03-10.md", []byte(later), d2))
+	res, err := merge.Merge("beacon/memory/archive/2026-03.md", base, ours, theirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "## Standup\n\n<!-- tmem:at 2026-03-10T17:00:00Z -->\n\ny\n"; strings.Count(string(res.Data), "## Standup\n") != 2 || !strings.Contains(string(res.Data), want) {
+		t.Errorf("the later copy's part lacks its entry's heading:\n%s", res.Data)
 	}
 }

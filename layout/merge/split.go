@@ -99,6 +99,54 @@ func occurrence(seen map[string]int, text string) string {
 	return text
 }
 
+// glueHeadings joins, in each of docs, a unit that is a heading alone to
+// the stamped unit right after it: an entry a formatter wrote with a
+// blank line between its heading and its stamp. It does not when one of
+// docs has that heading alone with no stamped unit after it: a heading
+// with no text, under which remember --mode append adds stamped notes
+// that each side may add to. All of docs are joined alike, so that an
+// entry is one unit in each.
+func glueHeadings(docs ...*doc) {
+	glue, veto := map[string]bool{}, map[string]bool{}
+	for _, d := range docs {
+		for i, u := range d.units {
+			if bareHeading(u) {
+				if i+1 < len(d.units) && stampedAlone(d.units[i+1]) {
+					glue[u.text] = true
+				} else {
+					veto[u.text] = true
+				}
+			}
+		}
+	}
+	for _, d := range docs {
+		var out []unit
+		seen := map[string]int{}
+		for i := 0; i < len(d.units); i++ {
+			u := d.units[i]
+			if bareHeading(u) && glue[u.text] && !veto[u.text] && i+1 < len(d.units) && stampedAlone(d.units[i+1]) {
+				next := d.units[i+1]
+				u = unit{text: u.text + sepOr(u.sep, "\n\n") + next.text, key: next.key, sep: next.sep}
+				i++
+			}
+			u.id = occurrence(seen, u.text)
+			out = append(out, u)
+		}
+		d.units = out
+	}
+}
+
+// bareHeading reports whether u is a heading line alone.
+func bareHeading(u unit) bool {
+	return u.key == "" && u.arch == nil && strings.HasPrefix(u.text, "#") && !strings.Contains(u.text, "\n")
+}
+
+// stampedAlone reports whether u starts at a stamp of its own.
+func stampedAlone(u unit) bool {
+	first, _, _ := strings.Cut(u.text, "\n")
+	return u.key != "" && layout.StampOf(first) != ""
+}
+
 // stampIn returns the time of the first stamp among lines, "" if none.
 func stampIn(lines []string) string {
 	for _, l := range lines {
@@ -217,6 +265,7 @@ func partsOf(src, text string) []string {
 	if !ok {
 		return nil
 	}
+	glueHeadings(&d)
 	parts := []string{}
 	if d.preamble != "" {
 		parts = append(parts, d.preamble)
