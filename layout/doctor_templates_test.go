@@ -18,16 +18,7 @@ func TestCheckReportsBadTemplateOverrides(t *testing.T) {
 	} {
 		write(t, filepath.Join(ws.Root, "templates", name), body)
 	}
-	findings, err := ws.Check()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, f := range findings {
-		if strings.HasPrefix(f.Path, "templates/") {
-			got = append(got, f.String())
-		}
-	}
+	got := templateFindings(t, ws)
 	const tail = ": tmem cannot use this template override (context falls back to the built-in one, init and compact stop on it); fix or remove it"
 	want := []string{
 		"templates/SOUL.md:2: error: binary file: contains a NUL byte" + tail,
@@ -46,6 +37,16 @@ func TestCheckWarnsOfStrayTemplates(t *testing.T) {
 	ws := newWorkspace(t, "beacon")
 	write(t, filepath.Join(ws.Root, "templates", "soul.md"), "# Soul\n")
 	write(t, filepath.Join(ws.Root, "templates", "GOALS.md"), "# Goals\n")
+	got := templateFindings(t, ws)
+	want := "templates/soul.md: warning: no template is named so, and tmem never reads it: did you mean SOUL.md?"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("findings %q, want %q", got, want)
+	}
+}
+
+// templateFindings is what doctor finds under templates/.
+func templateFindings(t *testing.T, ws *Workspace) []string {
+	t.Helper()
 	findings, err := ws.Check()
 	if err != nil {
 		t.Fatal(err)
@@ -56,8 +57,5 @@ func TestCheckWarnsOfStrayTemplates(t *testing.T) {
 			got = append(got, f.String())
 		}
 	}
-	want := "templates/soul.md: warning: no template is named so, and tmem never reads it: did you mean SOUL.md?"
-	if len(got) != 1 || got[0] != want {
-		t.Errorf("findings %q, want %q", got, want)
-	}
+	return got
 }
