@@ -232,8 +232,9 @@ var dailyPath = lazyregexp.New(`(^|/)memory/\d{4}-\d{2}-\d{2}\.md$`)
 
 // inTimeOrder puts the stamped units that base does not hold in time
 // order within each run of stamped units, so the merged file is the same
-// whatever order machines merged in; the units of base keep their order,
-// which a person may have made other than the stamps' (see placeNew).
+// whatever order machines merged in; the units of base, and those a side
+// edited, keep their order, which a person may have made other than the
+// stamps' (see heldBy and placeNew).
 // Units without a stamp stay where they are; output with conflicts is
 // left as merged.
 func inTimeOrder(pieces []piece, base []unit) []piece {
@@ -244,10 +245,7 @@ func inTimeOrder(pieces []piece, base []unit) []piece {
 		}
 		all = append(all, p.units...)
 	}
-	old := map[string]bool{}
-	for _, u := range base {
-		old[u.id] = true
-	}
+	old := heldBy(base, all)
 	for i := 0; i < len(all); {
 		j := i
 		for j < len(all) && all[j].key != "" {
@@ -257,6 +255,32 @@ func inTimeOrder(pieces []piece, base []unit) []piece {
 		i = j + 1
 	}
 	return []piece{{units: all}}
+}
+
+// heldBy returns the ids of all that take the place of a unit of base:
+// the units of base, and a unit a side edited (its stamp is that of a unit
+// of base that is gone), so that an edit does not move an entry a person
+// put out of time order.
+func heldBy(base, all []unit) map[string]bool {
+	old, in, gone := map[string]bool{}, map[string]bool{}, map[string]int{}
+	for _, u := range base {
+		old[u.id] = true
+	}
+	for _, u := range all {
+		in[u.id] = true
+	}
+	for _, u := range base {
+		if !in[u.id] && u.key != "" {
+			gone[u.key]++
+		}
+	}
+	for _, u := range all {
+		if !old[u.id] && gone[u.key] > 0 {
+			old[u.id] = true
+			gone[u.key]--
+		}
+	}
+	return old
 }
 
 // placeNew orders a run of stamped units: those of base (old) as they

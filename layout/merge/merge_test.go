@@ -141,6 +141,14 @@ func TestMergeFiles(t *testing.T) {
 			want:   "# d\n\n## B\n<!-- tmem:at 2026-03-14T10:00:00Z -->\n\n## A\n<!-- tmem:at 2026-03-14T09:00:00Z -->\n\n## D\n<!-- tmem:at 2026-03-14T10:30:00Z -->\n\n## C\n<!-- tmem:at 2026-03-14T11:00:00Z -->\n",
 		},
 		{
+			name:   "an entry edited on one side keeps the place a person gave it",
+			path:   "beacon/memory/2026-03-14.md",
+			base:   "# d\n\n## B\n<!-- tmem:at 2026-03-14T10:00:00Z -->\n\n## A\n<!-- tmem:at 2026-03-14T09:00:00Z -->\na\n",
+			ours:   "# d\n\n## B\n<!-- tmem:at 2026-03-14T10:00:00Z -->\n\n## A\n<!-- tmem:at 2026-03-14T09:00:00Z -->\na, corrected\n",
+			theirs: "# d\n\n## B\n<!-- tmem:at 2026-03-14T10:00:00Z -->\n\n## A\n<!-- tmem:at 2026-03-14T09:00:00Z -->\na\n\n## C\n<!-- tmem:at 2026-03-14T11:00:00Z -->\n",
+			want:   "# d\n\n## B\n<!-- tmem:at 2026-03-14T10:00:00Z -->\n\n## A\n<!-- tmem:at 2026-03-14T09:00:00Z -->\na, corrected\n\n## C\n<!-- tmem:at 2026-03-14T11:00:00Z -->\n",
+		},
+		{
 			name:   "CRLF lines of theirs in an LF file become LF",
 			path:   "beacon/memory/2026-03-14.md",
 			base:   "# d\n\n## A\n- a\n",
