@@ -35,7 +35,7 @@ func TestSharedLinks(t *testing.T) {
 			read: "CROSS-TEAM.md", owner: "beacon", where: "into beacon's folder"},
 		{name: "cross-team to a template", links: [][2]string{{"CROSS-TEAM.md", "templates/cross.md"}},
 			read: "CROSS-TEAM.md"},
-		{name: "a template to a shared folder", links: [][2]string{{"templates/s.md", "../shared/notes.md"}},
+		{name: "a template to a folder of no teammate", links: [][2]string{{"templates/s.md", "../common/notes.md"}},
 			read: "templates/s.md"},
 	}
 	for _, tt := range tests {
@@ -66,7 +66,7 @@ func TestSharedLinks(t *testing.T) {
 }
 
 // sharedWorkspace is a workspace of two teammates, beacon's folder in
-// _team/beacon unless a link puts it there, with a folder of shared notes
+// _team/beacon unless a link puts it there, with a folder of common notes
 // and the links made.
 func sharedWorkspace(t *testing.T, links [][2]string) *Workspace {
 	t.Helper()
@@ -83,7 +83,7 @@ func sharedWorkspace(t *testing.T, links [][2]string) *Workspace {
 		beacon + "/SOUL.md":          "# Beacon\n",
 		beacon + "/memory/user_b.md": "---\nname: b\ndescription: d\ntype: user\n---\nBeacon's own.\n",
 		"templates/cross.md":         "# Cross-team\n",
-		"shared/notes.md":            "# Notes\n",
+		"common/notes.md":            "# Notes\n",
 		"CROSS-TEAM.md":              "# Cross-team\n",
 	}
 	for rel, body := range files {
