@@ -5,6 +5,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tmemhq/tmem/layout"
 )
 
 // TestLateDailyKeepsHandEditedWeekly: a weekly a person edited (its title,
@@ -70,9 +73,7 @@ func TestLateDailyKeepsHandWrittenLines(t *testing.T) {
 // late daily for 2026-11-05 and compacts again; it returns the weekly.
 func editThenMergeLate(t *testing.T, days []string, edit func(string) string) string {
 	t.Helper()
-	ws := fromTxtar(t, "")
-	old := day("2026-11-01")
-	writeFile(t, ws, "beacon/SOUL.md", "# Beacon\n", old)
+	ws, old := beaconOnly(t)
 	for _, d := range days {
 		writeFile(t, ws, "beacon/memory/"+d+".md", "# "+d+"\n\n## Work on "+d+"\n\nDecision: use plan "+d+".\n", old)
 	}
@@ -99,9 +100,7 @@ func fileText(t *testing.T, path string) string {
 // keeps the person's lines, and its "Log:" line names the daily's new
 // place once.
 func TestRecompactedDayKeepsHandEdits(t *testing.T) {
-	ws := fromTxtar(t, "")
-	old := day("2026-11-01")
-	writeFile(t, ws, "beacon/SOUL.md", "# Beacon\n", old)
+	ws, old := beaconOnly(t)
 	daily := "beacon/memory/2026-11-06.md"
 	writeFile(t, ws, daily, "# 2026-11-06\n\n## Friday work\n\nDecision: ship plan 06.\n", old)
 	compactAt(t, ws, "2026-11-09", 0)
@@ -129,9 +128,7 @@ func TestRecompactedDayKeepsHandEdits(t *testing.T) {
 // daily again (a late entry, a hand-made file); the day's section gains
 // the entry and keeps the bullets it had.
 func TestLateDailyAfterStubGoneKeepsDay(t *testing.T) {
-	ws := fromTxtar(t, "")
-	old := day("2026-11-01")
-	writeFile(t, ws, "beacon/SOUL.md", "# Beacon\n", old)
+	ws, old := beaconOnly(t)
 	daily := "beacon/memory/2026-11-04.md"
 	writeFile(t, ws, daily, "# 2026-11-04\n\n## Widget\n\nBuilt the widget. Decision: widgets are blue.\n", old)
 	compactAt(t, ws, "2026-11-16", 0)
@@ -155,9 +152,7 @@ func TestLateDailyAfterStubGoneKeepsDay(t *testing.T) {
 // version of the daily no file holds any more leaves the sources, and a
 // second run with the same clock has nothing to do.
 func TestLateEntryRelocatesEveryLog(t *testing.T) {
-	ws := fromTxtar(t, "")
-	old := day("2026-11-01")
-	writeFile(t, ws, "beacon/SOUL.md", "# Beacon\n", old)
+	ws, old := beaconOnly(t)
 	writeFile(t, ws, "beacon/memory/2026-11-05.md", "# 2026-11-05\n\n## Thursday work\n\nThursday.\n", old)
 	writeFile(t, ws, "beacon/memory/2026-11-06.md", "# 2026-11-06\n\n## Friday work\n\nFriday.\n", old)
 	compactAt(t, ws, "2026-11-09", 0)
@@ -245,9 +240,7 @@ func TestMoreOfDay(t *testing.T) {
 // was kept, whose entry then changed and gained a decision, is summarised
 // again with the new text and the decision.
 func TestRecompactedDayTakesChangedEntry(t *testing.T) {
-	ws := fromTxtar(t, "")
-	old := day("2026-11-01")
-	writeFile(t, ws, "beacon/SOUL.md", "# Beacon\n", old)
+	ws, old := beaconOnly(t)
 	daily := "beacon/memory/2026-11-06.md"
 	writeFile(t, ws, daily, "# 2026-11-06\n\n## Friday work\n\nDid X.\n", old)
 	compactAt(t, ws, "2026-11-09", 0)
@@ -259,4 +252,14 @@ func TestRecompactedDayTakesChangedEntry(t *testing.T) {
 			t.Errorf("the weekly lacks %q:\n%s", want, got)
 		}
 	}
+}
+
+// beaconOnly is a workspace of teammate beacon with no memory yet, and
+// the time its files are dated, well before the weeks compacted.
+func beaconOnly(t *testing.T) (*layout.Workspace, time.Time) {
+	t.Helper()
+	ws := fromTxtar(t, "")
+	old := day("2026-11-01")
+	writeFile(t, ws, "beacon/SOUL.md", "# Beacon\n", old)
+	return ws, old
 }
