@@ -116,8 +116,9 @@ func bleveDoc(c Chunk) (map[string]interface{}, fieldLens, error) {
 	var ps []string
 	heading := headingWords(c.Heading)
 	for _, f := range []struct{ name, text string }{{fText, c.Text}, {fName, c.Name}, {fDesc, c.Description}, {fHead, heading}} {
-		byField[f.name] = terms(a.en, f.text)
-		ps = append(ps, pairs(byField[f.name])...)
+		var fps []string
+		byField[f.name], fps = wordsAndPairs(a.en, f.text)
+		ps = append(ps, fps...)
 	}
 	all := c.Name + " " + c.Description + " " + c.Heading + " " + c.Text
 	cjkText := cjkOnly(all)

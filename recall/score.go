@@ -63,7 +63,7 @@ func queryGroups(text string, now time.Time) ([]termGroup, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws := terms(a.en, text)
+	ws, ps := wordsAndPairs(a.en, text)
 	joined, split := a.compounds(text, maxGroupTerms)
 	gs := []termGroup{{terms: firstTerms(append(ws, joined...)), fields: []string{fText, fName, fDesc, fHead}, weights: wordWeights, boost: 1}}
 	add := func(ts []string, field string, boost float64) {
@@ -72,7 +72,7 @@ func queryGroups(text string, now time.Time) ([]termGroup, error) {
 		}
 	}
 	add(identTokens(text), fIdent, identBoost)
-	add(append(pairs(ws), split...), fPairs, pairsBoost)
+	add(append(ps, split...), fPairs, pairsBoost)
 	if c := cjkOnly(text); c != "" {
 		add(terms(a.cjk, c), fCJK, 1)
 	}

@@ -127,9 +127,11 @@ func refCorpus(t *testing.T, ws *layout.Workspace) map[string]refChunk {
 			t.Fatalf("%s: %d chunks, %v; the corpus wants one each", f.Path, len(chunks), err)
 		}
 		c := chunks[0]
-		rc := refChunk{fText: terms(a.en, c.Text), fName: terms(a.en, c.Name), fDesc: terms(a.en, c.Description), fHead: terms(a.en, headingWords(c.Heading))}
-		for _, x := range []string{fText, fName, fDesc, fHead} {
-			rc[fPairs] = append(rc[fPairs], pairs(rc[x])...)
+		rc := refChunk{}
+		for x, text := range map[string]string{fText: c.Text, fName: c.Name, fDesc: c.Description, fHead: headingWords(c.Heading)} {
+			var ps []string
+			rc[x], ps = wordsAndPairs(a.en, text)
+			rc[fPairs] = append(rc[fPairs], ps...)
 		}
 		rc[fIdent] = identTokens(c.Name + " " + c.Description + " " + c.Heading + " " + c.Text)
 		out[c.ID] = rc
@@ -165,9 +167,9 @@ func TestQueryGroupsBounded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ws := terms(a.en, text)
+			ws, ps := wordsAndPairs(a.en, text)
 			joined, split := refCompounds(a, text)
-			want := map[string][]string{fText: distinct(append(ws, joined...)), fPairs: distinct(append(pairs(ws), split...)), fIdent: distinct(identTokens(text))}
+			want := map[string][]string{fText: distinct(append(ws, joined...)), fPairs: distinct(append(ps, split...)), fIdent: distinct(identTokens(text))}
 			over := false
 			for _, g := range groups {
 				over = over || len(want[g.fields[0]]) > maxGroupTerms

@@ -120,3 +120,45 @@ func TestCompoundsMeet(t *testing.T) {
 		})
 	}
 }
+
+func TestWordPairs(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{"neighbours", "Melanie painted a sunrise", []string{"melani\x1fpaint", "paint\x1fsunris"}},
+		{"stop words between", "the lake at the sunrise", []string{"lake\x1fsunris"}},
+		{"not across a sentence", "Thanks, Melanie! I painted it.", nil},
+		{"not after a speaker's colon", "Melanie: painted a lake", []string{"paint\x1flake"}},
+		{"not across a comma", "red, white wine", []string{"white\x1fwine"}},
+		{"not across a line", "blue\nsky", nil},
+		{"not across brackets", "the lake (sunrise)", nil},
+		{"across a hyphen", "ice-cream truck", []string{"ic\x1fcream", "cream\x1ftruck"}},
+	}
+	a, err := analyzers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, got := wordsAndPairs(a.en, tt.in); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("pairs of %q = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestPairsWithinPhrases asks for two words in a row and finds the line
+// that writes them as a phrase above a shorter one where punctuation
+// parts them ("Thanks, Melanie! I painted").
+func TestPairsWithinPhrases(t *testing.T) {
+	ws := exactWorkspace(t, map[string]string{
+		"2025-06-10.md": daily("2025-06-10", "Visit", "Thanks, Melanie! I painted this one."),
+		"2025-06-11.md": daily("2025-06-11", "Weekend", "Melanie painted the garden shed on Sunday, then we talked about the holiday plans and the kids for a long while."),
+	})
+	ix, _ := openIndex(t, ws, Options{})
+	got := bm25Paths(t, ix, "what has Melanie painted")
+	if len(got) != 2 || got[0] != "beacon/memory/2025-06-11.md" {
+		t.Errorf("hits %v, want the phrase first: beacon/memory/2025-06-11.md", got)
+	}
+}

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"sync"
@@ -33,7 +34,8 @@ var analyzers = sync.OnceValues(func() (*analyzerSet, error) {
 // analyzerSet holds the analyzers, and the English one in two steps: up
 // to the stemmer, then the stemmer, for words joined before stemming.
 type analyzerSet struct {
-	en, cjk   analysis.Analyzer
+	en        *analysis.DefaultAnalyzer
+	cjk       analysis.Analyzer
 	unstemmed *analysis.DefaultAnalyzer
 	stem      analysis.TokenFilter
 }
@@ -131,19 +133,42 @@ func terms(a analysis.Analyzer, s string) []string {
 	return out
 }
 
-// pairs returns the neighbouring analysed terms of s joined by a space:
-// a query's pair that a chunk holds too is its words in that order, with
-// at most stop words between them. Pairs reward an exact run of words.
-func pairs(ws []string) []string {
-	if len(ws) < 2 {
-		return nil
+// wordsAndPairs returns the analysed terms of s, in order, and its word
+// pairs: each two neighbouring terms joined by a unit separator, where
+// nothing but spaces and stop words comes between them. A pair rewards an
+// exact run of words, so it does not reach across punctuation that ends a
+// phrase: in "Thanks, Melanie! I painted" no pair "melanie paint" is
+// written, nor in a chat line "Melanie: painted it".
+func wordsAndPairs(a *analysis.DefaultAnalyzer, s string) (ws, ps []string) {
+	if s == "" {
+		return nil, nil
 	}
-	out := make([]string, 0, len(ws)-1)
-	for i := 1; i < len(ws); i++ {
-		out = append(out, ws[i-1]+"\x1f"+ws[i])
+	folded := []byte(s)
+	for _, f := range a.CharFilters {
+		folded = f.Filter(folded)
 	}
-	return out
+	ts := a.Analyze([]byte(s))
+	ws = make([]string, len(ts))
+	for i, t := range ts {
+		ws[i] = string(t.Term)
+		if i > 0 && !phraseBreak(folded, ts[i-1].End, t.Start) {
+			ps = append(ps, ws[i-1]+"\x1f"+ws[i])
+		}
+	}
+	return ws, ps
 }
+
+// phraseBreak reports whether text[from:to], the gap between two words,
+// holds punctuation that ends a phrase or a line break.
+func phraseBreak(text []byte, from, to int) bool {
+	if from < 0 || to > len(text) || from > to {
+		return false
+	}
+	return bytes.ContainsAny(text[from:to], phraseEnds)
+}
+
+// phraseEnds are the marks that end a phrase.
+const phraseEnds = ".,;:!?()[]{}\"|\n"
 
 // identTokens returns the identifiers in s, whole and lower-cased, as
 // written: words with a digit or an inner '_', '-', '.', '/', ':', '%',
