@@ -101,16 +101,23 @@ func indexMapping() (mapping.IndexMapping, error) {
 	return im, nil
 }
 
-// bleveDoc is what bleve indexes for a chunk, and the length of each of
-// its lenFields in terms, as bleve counts them.
-func bleveDoc(c Chunk) (map[string]interface{}, fieldLens, error) {
+// bleveInput is what bleve indexes for a chunk, the length of each of
+// its lenFields in terms, as bleve counts them, and those terms.
+type bleveInput struct {
+	doc   map[string]interface{}
+	lens  fieldLens
+	terms map[string][]string // by field
+}
+
+// bleveDoc is what bleve indexes for a chunk.
+func bleveDoc(c Chunk) (bleveInput, error) {
 	meta, err := json.Marshal(c)
 	if err != nil {
-		return nil, nil, fmt.Errorf("encode chunk %s: %w", c.ID, err)
+		return bleveInput{}, fmt.Errorf("encode chunk %s: %w", c.ID, err)
 	}
 	a, err := analyzers()
 	if err != nil {
-		return nil, nil, err
+		return bleveInput{}, err
 	}
 	byField := map[string][]string{}
 	var ps []string
@@ -131,7 +138,7 @@ func bleveDoc(c Chunk) (map[string]interface{}, fieldLens, error) {
 	for i, f := range lenFields {
 		lens[i] = int64(len(byField[f]))
 	}
-	return map[string]interface{}{
+	doc := map[string]interface{}{
 		fText:  c.Text,
 		fName:  c.Name,
 		fDesc:  c.Description,
@@ -141,7 +148,8 @@ func bleveDoc(c Chunk) (map[string]interface{}, fieldLens, error) {
 		fIdent: strings.Join(byField[fIdent], " "),
 		fPairs: strings.Join(ps, " "),
 		fChunk: string(meta),
-	}, lens, nil
+	}
+	return bleveInput{doc, lens, byField}, nil
 }
 
 func createBleve(path string) (bl bleve.Index, err error) {
