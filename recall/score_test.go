@@ -200,7 +200,7 @@ func refCompounds(a *analyzerSet, text string) (joined, split []string) {
 		if !isLetters(w) {
 			continue
 		}
-		if i > 0 && ts[i-1].Position == t.Position-1 && isLetters(string(ts[i-1].Term)) {
+		if i > 0 && ts[i-1].Position == t.Position-1 && isLetters(string(ts[i-1].Term)) && !phraseBreak(folded, ts[i-1].End, t.Start) {
 			joined = append(joined, a.stemOf(string(ts[i-1].Term)+w))
 		}
 		if t.Start < len(folded) && folded[t.Start] >= 'A' && folded[t.Start] <= 'Z' || len(w) > maxCompound {

@@ -51,6 +51,7 @@ func TestCompounds(t *testing.T) {
 		{"a name is not split", "Melanie", nil, nil, []string{"mel\x1fani"}},
 		{"numbers are not joined", "v1 7", nil, nil, []string{"v17"}},
 		{"words apart are not joined", "ice and cream", nil, nil, []string{"icecream"}},
+		{"words a comma parts are not joined", "ice, cream", nil, nil, []string{"icecream"}},
 	}
 	a, err := analyzers()
 	if err != nil {

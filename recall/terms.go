@@ -45,13 +45,14 @@ func (a *analyzerSet) stemOf(w string) string {
 }
 
 // compounds returns what a query's words are when written the other way:
-// two neighbouring words joined ("ice cream" also asks for "icecream", "e-mail"
-// for "email"), and each way of splitting a longer word in two, as a word
-// pair ("icecream" also asks for the pair "ice cream"). A chunk holds a
-// pair only where it wrote the two words, so a split that is no compound
-// finds nothing. Each list holds its first limit distinct terms, in the
-// order the text gives them, and a word is split once however often it
-// comes: in a pasted log most words do.
+// two neighbouring words of a phrase joined ("ice cream" also asks for
+// "icecream", "e-mail" for "email"; "ice, cream" asks for neither), and
+// each way of splitting a longer word in two, as a word pair ("icecream"
+// also asks for the pair "ice cream"). A chunk holds a pair only where it
+// wrote the two words, so a split that is no compound finds nothing. Each
+// list holds its first limit distinct terms, in the order the text gives
+// them, and a word is split once however often it comes: in a pasted log
+// most words do.
 func (a *analyzerSet) compounds(text string, limit int) (joined, split []string) {
 	folded := []byte(text)
 	for _, f := range a.unstemmed.CharFilters {
@@ -65,7 +66,7 @@ func (a *analyzerSet) compounds(text string, limit int) (joined, split []string)
 		if !isLetters(w) {
 			continue
 		}
-		if i > 0 && ts[i-1].Position == t.Position-1 && isLetters(string(ts[i-1].Term)) && !js.full() {
+		if i > 0 && ts[i-1].Position == t.Position-1 && isLetters(string(ts[i-1].Term)) && !phraseBreak(folded, ts[i-1].End, t.Start) && !js.full() {
 			js.add(a.stemOf(string(ts[i-1].Term) + w))
 		}
 		if t.Start < len(folded) && folded[t.Start] >= 'A' && folded[t.Start] <= 'Z' {
