@@ -41,7 +41,7 @@ const (
 	fCJK   = "text_cjk"
 	fWhen  = "when"  // date tokens
 	fIdent = "ident" // identifiers as written (identTokens)
-	fPairs = "pairs" // neighbouring word pairs (pairs)
+	fPairs = "pairs" // neighbouring word pairs (wordsAndPairs)
 	fChunk = "chunk" // the whole Chunk as JSON, stored only
 )
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
@@ -54,11 +55,7 @@ func (a *analyzerSet) stemOf(w string) string {
 // them, and a word is split once however often it comes: in a pasted log
 // most words do.
 func (a *analyzerSet) compounds(text string, limit int) (joined, split []string) {
-	folded := []byte(text)
-	for _, f := range a.unstemmed.CharFilters {
-		folded = f.Filter(folded)
-	}
-	ts := a.unstemmed.Analyze([]byte(text))
+	folded, ts := analyze(a.unstemmed, text)
 	js, ss := newTermList(limit), newTermList(limit)
 	tried := map[string]bool{}
 	for i, t := range ts {
@@ -135,20 +132,16 @@ func terms(a analysis.Analyzer, s string) []string {
 }
 
 // wordsAndPairs returns the analysed terms of s, in order, and its word
-// pairs: each two neighbouring terms joined by a unit separator, where
-// nothing but spaces and stop words comes between them. A pair rewards an
-// exact run of words, so it does not reach across punctuation that ends a
-// phrase: in "Thanks, Melanie! I painted" no pair "melanie paint" is
-// written, nor in a chat line "Melanie: painted it".
+// pairs: each two neighbouring terms joined by a unit separator, where no
+// more than stop words, spaces, hyphens and the like come between them. A
+// pair rewards an exact run of words, so it does not reach past the end
+// of a phrase (see phraseBreak): in "Thanks, Melanie! I painted" no pair
+// "melanie paint" is written, nor in a chat line "Melanie: painted it".
 func wordsAndPairs(a *analysis.DefaultAnalyzer, s string) (ws, ps []string) {
 	if s == "" {
 		return nil, nil
 	}
-	folded := []byte(s)
-	for _, f := range a.CharFilters {
-		folded = f.Filter(folded)
-	}
-	ts := a.Analyze([]byte(s))
+	folded, ts := analyze(a, s)
 	ws = make([]string, len(ts))
 	for i, t := range ts {
 		ws[i] = string(t.Term)
@@ -159,17 +152,66 @@ func wordsAndPairs(a *analysis.DefaultAnalyzer, s string) (ws, ps []string) {
 	return ws, ps
 }
 
+// analyze analyses s as a does, and returns with its tokens the text
+// their offsets point into: s after a's character filters, as written
+// (the token filters lower-case the tokens' bytes in place, so they are
+// given a copy).
+func analyze(a *analysis.DefaultAnalyzer, s string) (folded []byte, ts analysis.TokenStream) {
+	folded = []byte(s)
+	for _, f := range a.CharFilters {
+		folded = f.Filter(folded)
+	}
+	ts = a.Tokenizer.Tokenize(bytes.Clone(folded))
+	for _, f := range a.TokenFilters {
+		ts = f.Filter(ts)
+	}
+	return folded, ts
+}
+
 // phraseBreak reports whether text[from:to], the gap between two words,
-// holds punctuation that ends a phrase or a line break.
+// ends a phrase: it holds a mark of phraseEnds, a dash, a blank line, or
+// a line break before a list item, quote or heading. A line break inside a
+// paragraph, as hard-wrapped Markdown has on every line, does not.
 func phraseBreak(text []byte, from, to int) bool {
 	if from < 0 || to > len(text) || from > to {
 		return false
 	}
-	return bytes.ContainsAny(text[from:to], phraseEnds)
+	gap := text[from:to]
+	for i := 0; i < len(gap); {
+		r, n := utf8.DecodeRune(gap[i:])
+		if strings.ContainsRune(phraseEnds, r) || r == '-' && spaced(gap, i) {
+			return true
+		}
+		i += n
+	}
+	nl := bytes.IndexByte(gap, '\n')
+	if nl < 0 {
+		return false
+	}
+	next := bytes.TrimLeft(gap[nl+1:], " \t\r")
+	switch {
+	case bytes.IndexByte(next, '\n') >= 0:
+		return true // a blank line
+	case len(next) > 0:
+		return strings.IndexByte(blockMarks, next[0]) >= 0
+	default:
+		return to < len(text) && text[to] >= '0' && text[to] <= '9' // "2." or "2)": an item
+	}
 }
 
-// phraseEnds are the marks that end a phrase.
-const phraseEnds = ".,;:!?()[]{}\"|\n"
+// spaced reports whether a space comes before or after gap[i]: a hyphen
+// so placed is a dash (folding made "—" and "–" hyphens), not a hyphen
+// joining the parts of a word ("e-mail").
+func spaced(gap []byte, i int) bool {
+	return i > 0 && gap[i-1] == ' ' || i+1 < len(gap) && gap[i+1] == ' '
+}
+
+// phraseEnds are the marks that end a phrase; blockMarks are those that
+// start a list item, quote or heading after a line break.
+const (
+	phraseEnds = ".,;:!?()[]{}\"|…。、¡¿"
+	blockMarks = "-*+#>"
+)
 
 // identTokens returns the identifiers in s, whole and lower-cased, as
 // written: words with a digit or an inner '_', '-', '.', '/', ':', '%',
