@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -41,19 +42,27 @@ func TestBatchBounds(t *testing.T) {
 }
 
 // TestSyncBigFileOfNewWords indexes one file of more distinct words than a
-// batch holds: it is indexed in several batches, and its first and last
-// chunks are both found.
+// batch holds: it is applied in a few batches, not one and not one a
+// chunk, and its first and last chunks are both found.
 func TestSyncBigFileOfNewWords(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("# 2025-06-10\n")
-	entries := 2*maxBatchTerms/100 + 1
+	const words = 100 // a chunk's words, and about as many pairs
+	entries := maxBatchTerms/words + 1
 	for e := 0; e < entries; e++ {
-		fmt.Fprintf(&b, "\n## Entry %d\n\n%s\n", e, strings.Join(numbered("zq", e*100, 100), " "))
+		fmt.Fprintf(&b, "\n## Entry %d\n\n%s\n", e, strings.Join(numbered("zq", e*words, words), " "))
 	}
 	ws := exactWorkspace(t, map[string]string{"2025-06-10.md": b.String()})
 	ix, _ := openIndex(t, ws, Options{})
+	st, err := ix.Sync(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if most := 2*entries*words/maxBatchTerms + 1; st.batches < 2 || st.batches > most {
+		t.Errorf("%d chunks of new words applied in %d batches, want 2 to %d", st.Chunks, st.batches, most)
+	}
 	for _, e := range []int{0, entries - 1} {
-		word := numbered("zq", e*100+50, 1)[0]
+		word := numbered("zq", e*words+50, 1)[0]
 		hs := runSearch(t, ix, Query{Text: word, Mode: ModeBM25, RecencyDepth: -1})
 		if len(hs) != 1 || !strings.Contains(hs[0].Text, word) {
 			t.Errorf("%s (entry %d): %d hits, want the entry", word, e, len(hs))

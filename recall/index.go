@@ -126,6 +126,8 @@ type SyncStats struct {
 	Backlog int `json:"backlog"`
 	// deferred is how many chunks this sync left to the backlog.
 	deferred int
+	// batches is how many bleve batches this sync applied.
+	batches int
 	// Phase timings, measured only with Options.Stopwatch.
 	ParseTime time.Duration `json:"parse_ns"`
 	IndexTime time.Duration `json:"index_ns"`
@@ -145,6 +147,7 @@ func (s *SyncStats) add(o SyncStats) {
 	s.Errors = append(s.Errors, o.Errors...)
 	s.Backlog += o.Backlog
 	s.deferred += o.deferred
+	s.batches += o.batches
 	s.ParseTime += o.ParseTime
 	s.IndexTime += o.IndexTime
 	s.EmbedTime += o.EmbedTime

@@ -318,7 +318,9 @@ func (ix *Index) indexChanges(ctx context.Context, s *scope, changed []*candidat
 		ix.progress(syncProgress(s, "index", i+1, len(changed), st))
 	}
 	ti := ix.tick()
-	if err := bt.flush(); err != nil {
+	err := bt.flush()
+	st.batches += bt.applied
+	if err != nil {
 		return nil, err
 	}
 	st.ParseTime, st.IndexTime = parse, index+ix.tick().Sub(ti)
@@ -390,10 +392,11 @@ func syncProgress(s *scope, phase string, done, total int, st *SyncStats) Progre
 
 // batcher gathers a sync's bleve changes into batches.
 type batcher struct {
-	s      *scope
-	b      *bleve.Batch
-	terms  map[string]map[string]bool // the batch's distinct terms, by field
-	nterms int
+	s       *scope
+	b       *bleve.Batch
+	terms   map[string]map[string]bool // the batch's distinct terms, by field
+	nterms  int
+	applied int // batches applied so far
 }
 
 // Bounds of a batch. bleve builds each batch into a segment in memory,
@@ -452,6 +455,7 @@ func (bt *batcher) flush() error {
 	}
 	bt.b.Reset()
 	bt.terms, bt.nterms = nil, 0
+	bt.applied++
 	return nil
 }
 
