@@ -219,3 +219,42 @@ func checkChunks(t *testing.T, file layout.File, src []byte, cs []Chunk, opts Ch
 		}
 	}
 }
+
+// FuzzWordPairs checks wordsAndPairs against bleve's own analysis: the
+// words are the terms bleve indexes for the text, and each pair is two
+// words that follow each other, in order, each pair once per place.
+func FuzzWordPairs(f *testing.F) {
+	for _, s := range []string{
+		"Thanks, Melanie! I painted this.",
+		"Melanie painted the\ngarden shed",
+		"blue\r\n \r\nsky\n- item\n2. next\n> quote",
+		"café — naïve – e-mail… ¿qué? 東京。大阪、",
+		"won't stop, can't stop; ice-cream\tcone",
+		"\xff\xfe broken \x80 bytes",
+	} {
+		f.Add(s)
+	}
+	a, err := analyzers()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ws, ps := wordsAndPairs(a.en, s)
+		if want := terms(a.en, s); strings.Join(ws, "\x00") != strings.Join(want, "\x00") {
+			t.Fatalf("%q: words %q, bleve gives %q", s, ws, want)
+		}
+		if len(ws) > 0 && len(ps) > len(ws)-1 {
+			t.Fatalf("%q: %d pairs of %d words", s, len(ps), len(ws))
+		}
+		next := 1
+		for _, p := range ps {
+			for next < len(ws) && ws[next-1]+"\x1f"+ws[next] != p {
+				next++
+			}
+			if next >= len(ws) {
+				t.Fatalf("%q: pair %q is no two neighbouring words of %q, in order", s, p, ws)
+			}
+			next++
+		}
+	})
+}
