@@ -67,7 +67,8 @@ func (w *Workspace) waitLock(ctx context.Context, fl *flock.Flock, teammate, rel
 // WaitLock takes fl, shared or for writing, trying again every few
 // milliseconds while another process holds it: until it is free, ctx is
 // done (its error), or wait has passed (ErrLocked; a negative wait never
-// passes). After noticeAfter of waiting it calls notice, once.
+// passes). After noticeAfter of waiting it calls notice, once, unless
+// notice is nil or noticeAfter negative.
 func WaitLock(ctx context.Context, fl *flock.Flock, shared bool, wait, noticeAfter time.Duration, notice func()) error {
 	try := fl.TryLock
 	if shared {
@@ -82,8 +83,12 @@ func WaitLock(ctx context.Context, fl *flock.Flock, shared bool, wait, noticeAft
 		defer t.Stop()
 		expired = t.C
 	}
-	noticed := time.NewTimer(noticeAfter)
-	defer noticed.Stop()
+	var noticed <-chan time.Time
+	if notice != nil && noticeAfter >= 0 {
+		t := time.NewTimer(noticeAfter)
+		defer t.Stop()
+		noticed = t.C
+	}
 	poll := time.NewTicker(lockPoll)
 	defer poll.Stop()
 	for {
@@ -92,7 +97,7 @@ func WaitLock(ctx context.Context, fl *flock.Flock, shared bool, wait, noticeAft
 			return ctx.Err()
 		case <-expired:
 			return ErrLocked
-		case <-noticed.C:
+		case <-noticed:
 			notice()
 		case <-poll.C:
 			if ok, err := try(); err != nil || ok {

@@ -73,3 +73,21 @@ func TestLockWaitsBoundedAndSaysSo(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitLockWithoutNotice waits for a held lock with no notice to give,
+// as the trust store does, and gives up without calling one.
+func TestWaitLockWithoutNotice(t *testing.T) {
+	ws := newWorkspace(t, "beacon")
+	holder, err := LockAt(ws, ".tmp/locks/teammate-beacon.lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Unlock()
+	fl := flock.New(holder.Path())
+	if err := WaitLock(context.Background(), fl, false, 50*time.Millisecond, -1, nil); !errors.Is(err, ErrLocked) {
+		t.Errorf("WaitLock of a held lock: %v, want ErrLocked", err)
+	}
+}
