@@ -36,14 +36,11 @@ func (w *Workspace) Lock(ctx context.Context, teammate string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := w.waitLock(ctx, fl, teammate, rel); err != nil {
-		return nil, err
-	}
-	return func() { fl.Unlock() }, nil
+	return w.takeLock(ctx, fl, teammate, rel)
 }
 
-// waitLock takes fl, waiting as Lock describes.
-func (w *Workspace) waitLock(ctx context.Context, fl *flock.Flock, teammate, rel string) error {
+// takeLock takes fl, waiting as Lock describes.
+func (w *Workspace) takeLock(ctx context.Context, fl *flock.Flock, teammate, rel string) (func(), error) {
 	wait := w.LockWait
 	if wait == 0 {
 		wait = DefaultLockWait
@@ -52,16 +49,19 @@ func (w *Workspace) waitLock(ctx context.Context, fl *flock.Flock, teammate, rel
 	if after <= 0 {
 		after = time.Second
 	}
-	err := WaitLock(ctx, fl, false, wait, after, func() {
-		if w.Notices != nil {
-			fmt.Fprintf(w.Notices, "tmem: waiting for %s's lock (%s/%s), held by another process\n", teammate, DirName, rel)
+	notice := func(holder string) func() {
+		return func() {
+			if w.Notices != nil {
+				fmt.Fprintf(w.Notices, "tmem: waiting for %s's lock (%s/%s), held by %s\n", teammate, DirName, rel, holder)
+			}
 		}
-	})
+	}
+	release, err := TakeLock(ctx, fl, false, wait, after, notice("another call of this process"), notice("another process"))
 	if errors.Is(err, ErrLocked) {
-		return fmt.Errorf("lock %s: %w: gave up after %s waiting for %s/%s; "+
+		return nil, fmt.Errorf("lock %s: %w: gave up after %s waiting for %s/%s; "+
 			"another tmem (log, remember or compact) holds it, or a stuck one does", teammate, ErrLocked, wait, DirName, rel)
 	}
-	return lockError(teammate, err)
+	return release, lockError(teammate, err)
 }
 
 // WaitLock takes fl, shared or for writing, trying again every few

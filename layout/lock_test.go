@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -71,6 +72,51 @@ func TestLockWaitsBoundedAndSaysSo(t *testing.T) {
 				t.Errorf("notices %q, want one: %v", notices.lines, tt.wantNotice)
 			}
 		})
+	}
+}
+
+// TestGateServesCallsInOrder takes one lock file's lock from calls of
+// this process: a call waiting to take it alone holds back a call that
+// would share it after it, though the holder shares it too; the waiting
+// call is told another call of this process holds it, not another
+// process; and it gets the lock once the holder lets go.
+func TestGateServesCallsInOrder(t *testing.T) {
+	ws := newWorkspace(t, "beacon")
+	fl := func() *flock.Flock {
+		f, err := LockAt(ws, ".tmp/locks/index-beacon.lock")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	ctx := context.Background()
+	reader, err := TakeLock(ctx, fl(), true, time.Second, time.Second, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting, heard := make(chan struct{}), make(chan string, 2)
+	var once sync.Once
+	notice := func(holder string) func() {
+		return func() { heard <- holder; once.Do(func() { close(waiting) }) }
+	}
+	got := make(chan error, 1)
+	go func() {
+		release, err := TakeLock(ctx, fl(), false, time.Minute, 0, notice("this process"), notice("another process"))
+		if err == nil {
+			release()
+		}
+		got <- err
+	}()
+	<-waiting
+	if _, err := TakeLock(ctx, fl(), true, 100*time.Millisecond, time.Minute, nil, nil); !errors.Is(err, ErrLocked) {
+		t.Errorf("a reader after a waiting writer: %v, want ErrLocked", err)
+	}
+	reader()
+	if err := <-got; err != nil {
+		t.Errorf("the writer, once the reader let go: %v", err)
+	}
+	if h := <-heard; h != "this process" || len(heard) != 0 {
+		t.Errorf("the writer was told of %q, then %d more", h, len(heard))
 	}
 }
 

@@ -360,7 +360,7 @@ type scope struct {
 	manMTime int64
 	// checked says the bleve files and vectors match s.man.Store.
 	checked bool
-	fl      *flock.Flock
+	unlock  func() // lets go of the scope's lock
 	// unlocked scopes are read without their lock (see readonly.go); seen
 	// is their index as it was when the read began.
 	unlocked bool
@@ -399,8 +399,8 @@ func (s *scope) closeBleve() error {
 func (s *scope) close() {
 	s.closeBleve()
 	s.setVec(nil, nil)
-	if s.fl != nil {
-		s.fl.Unlock()
+	if s.unlock != nil {
+		s.unlock()
 	}
 }
 
@@ -450,35 +450,39 @@ func (ix *Index) lockScope(ctx context.Context, name string, write bool) (*scope
 	if err != nil {
 		return nil, err
 	}
-	if err := ix.waitLock(ctx, fl, name, write); err != nil {
+	unlock, err := ix.takeLock(ctx, fl, name, write)
+	if err != nil {
 		return nil, fmt.Errorf("lock index of %s: %w", scopeLabel(name), err)
 	}
 	dir, err := ix.scopeDir(name)
 	if err != nil {
-		fl.Unlock()
+		unlock()
 		return nil, err
 	}
 	if write {
 		ix.readers.drop(dir) // its files may be replaced from now on
 	}
-	return &scope{name: name, dir: dir, now: ix.now(), fl: fl}, nil
+	return &scope{name: name, dir: dir, now: ix.now(), unlock: unlock}, nil
 }
 
-// waitLock takes a scope's lock, shared or for writing, waiting at most
-// the lock timeout for another process to let go of it, and saying so
-// after a second.
-func (ix *Index) waitLock(ctx context.Context, fl *flock.Flock, name string, write bool) error {
+// takeLock takes a scope's lock, shared or for writing, waiting at most
+// the lock timeout for another call or process to let go of it, and
+// saying so after a second; the func returned lets go of it.
+func (ix *Index) takeLock(ctx context.Context, fl *flock.Flock, name string, write bool) (func(), error) {
 	timeout := ix.opts.LockTimeout
 	if timeout <= 0 {
 		timeout = DefaultLockTimeout
 	}
-	err := layout.WaitLock(ctx, fl, !write, timeout, min(time.Second, timeout/2), func() {
-		ix.warnf("recall: waiting for the index of %s, which another tmem process holds (at most %s)", scopeLabel(name), timeout)
-	})
-	if errors.Is(err, layout.ErrLocked) {
-		return fmt.Errorf("%w: gave up after %s (a stopped or hung tmem index, compact or serve?)", ErrLocked, timeout)
+	notice := func(holder string) func() {
+		return func() {
+			ix.warnf("recall: waiting for the index of %s, which %s holds (at most %s)", scopeLabel(name), holder, timeout)
+		}
 	}
-	return err
+	unlock, err := layout.TakeLock(ctx, fl, !write, timeout, min(time.Second, timeout/2), notice("another call of this process"), notice("another tmem process"))
+	if errors.Is(err, layout.ErrLocked) {
+		return nil, fmt.Errorf("%w: gave up after %s (a stopped or hung tmem index, compact or serve?)", ErrLocked, timeout)
+	}
+	return unlock, err
 }
 
 // scopeRel is a scope's index folder, workspace-relative.
