@@ -37,6 +37,13 @@ const (
 // room is left (see the README for how it was chosen).
 const DefaultRecallFloor = 0.1
 
+// DefaultIndexWait is how long a build waits for a recall index that
+// another call or process holds: the stack is asked for before every
+// task, and does without recall rather than hold the task for as long as
+// a search would wait (recall.DefaultLockTimeout). An everyday sync holds
+// an index for well under a second.
+const DefaultIndexWait = 5 * time.Second
+
 // DailyShare is the part of the budget the recent daily logs may use:
 // 24,000 of the default 32,000 tokens. Recall gets the rest plus whatever
 // the daily logs leave unused. It is counted without multiplying the
@@ -76,6 +83,10 @@ type Options struct {
 	// which a memory is not injected; 0 means DefaultRecallFloor, a
 	// negative value no floor.
 	RecallFloor float64
+	// IndexWait bounds the wait for a recall index another call or
+	// process holds (a sync, a rebuild after a compaction) before the
+	// stack is built without recalled memories; 0 means DefaultIndexWait.
+	IndexWait time.Duration
 	// Cache, when set, keeps parsed files between builds (see Cache);
 	// nil reads every file on every build.
 	Cache *Cache

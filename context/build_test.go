@@ -871,3 +871,40 @@ func writeWS(t *testing.T, ws *layout.Workspace, rel, body string) {
 		t.Fatal(err)
 	}
 }
+
+// TestBuildDoesNotWaitLongForIndex builds while another process holds
+// beacon's index (a stopped sync, say): the build waits IndexWait, not a
+// search's minute, then builds the stack without recalled memories and
+// says why. A build that names no wait asks for DefaultIndexWait.
+func TestBuildDoesNotWaitLongForIndex(t *testing.T) {
+	ws, ix := exampleIndex(t)
+	holder, err := layout.LockAt(ws, ".tmp/locks/index-beacon.lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Unlock()
+	var warned []string
+	r, err := Build(context.Background(), ws, Options{Teammate: "beacon", Task: exampleTask, Now: fixedClock(exampleNow),
+		Location: time.UTC, Tokenizer: mustTokenizer(t, O200k), Recaller: ix, IndexWait: 200 * time.Millisecond,
+		Warn: func(msg string) { warned = append(warned, msg) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Manifest.Recall.Items) != 0 || !strings.Contains(r.Manifest.Recall.Error, "gave up after 200ms") {
+		t.Errorf("recall items %d, error %q: want none, and the 200ms wait given up", len(r.Manifest.Recall.Items), r.Manifest.Recall.Error)
+	}
+	if !slices.ContainsFunc(warned, func(w string) bool { return strings.Contains(w, "recall failed") }) {
+		t.Errorf("warnings %q: none says recall failed", warned)
+	}
+	rec := &fakeRecaller{ws: ws, now: exampleNow}
+	if _, err := Build(context.Background(), ws, Options{Teammate: "beacon", Task: exampleTask, Now: fixedClock(exampleNow),
+		Location: time.UTC, Tokenizer: mustTokenizer(t, O200k), Recaller: rec}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.queries) != 1 || rec.queries[0].LockWait != DefaultIndexWait {
+		t.Errorf("queries %+v: want one, waiting %s", rec.queries, DefaultIndexWait)
+	}
+}

@@ -1,11 +1,13 @@
 package context
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/tmemhq/tmem/internal/quote"
 	"github.com/tmemhq/tmem/recall"
@@ -34,7 +36,7 @@ func (b *builder) recallSection(ctx context.Context, opts Options) (section, err
 	bu.RecallGranted = granted
 	rep := &b.man.Recall
 	rep.Query, rep.K, rep.Items = recall.SearchedText(opts.Task), recallK(opts.RecallK, granted), []RecallItem{}
-	hits, err := b.recallHits(ctx, opts.Recaller)
+	hits, err := b.recallHits(ctx, opts.Recaller, cmp.Or(opts.IndexWait, DefaultIndexWait))
 	if err != nil {
 		return section{}, err
 	}
@@ -68,10 +70,10 @@ func recallK(k, granted int) int {
 	return k
 }
 
-// recallHits runs the manifest's recall query with r, noting the recall
-// mode. A failed search is noted and gives no hits, unless ctx was
+// recallHits runs the manifest's recall query with r, waiting at most
+// wait for its index, noting the recall mode. A failed search is noted and gives no hits, unless ctx was
 // cancelled: then the build stops.
-func (b *builder) recallHits(ctx context.Context, r Recaller) ([]recall.Hit, error) {
+func (b *builder) recallHits(ctx context.Context, r Recaller, wait time.Duration) ([]recall.Hit, error) {
 	rep := &b.man.Recall
 	if r == nil {
 		rep.Mode = RecallOff
@@ -84,7 +86,7 @@ func (b *builder) recallHits(ctx context.Context, r Recaller) ([]recall.Hit, err
 		rep.Mode = RecallBM25
 		b.man.Notes = append(b.man.Notes, "no embedding model: recall ranked memories by BM25 keywords only")
 	}
-	hits, err := r.Search(ctx, recall.Query{Text: rep.Query, Teammates: []string{b.mate.Name}, K: rep.K, Now: b.now, Shown: b.shownDailies()})
+	hits, err := r.Search(ctx, recall.Query{Text: rep.Query, Teammates: []string{b.mate.Name}, K: rep.K, Now: b.now, Shown: b.shownDailies(), LockWait: wait})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("build context: recall: %w", ctx.Err())

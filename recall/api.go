@@ -43,6 +43,10 @@ type Query struct {
 	// Shown are lines the searcher already has (the context builder: the
 	// daily entries its stack shows); no hit overlaps them.
 	Shown []Lines
+	// LockWait bounds the wait for an index another call or process
+	// holds; 0 means Options.LockTimeout. The context builder, which can
+	// do without recall, waits less than a search that cannot.
+	LockWait time.Duration
 }
 
 // Lines are the lines From..To (1-based, inclusive) of the file at Path,

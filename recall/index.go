@@ -290,7 +290,7 @@ func (ix *Index) syncAll(ctx context.Context, teammates []string, rebuild bool) 
 	ix.noteBM25Only()
 	b := ix.newBudget()
 	for _, name := range names {
-		s, err := ix.lockScope(ctx, name, true)
+		s, err := ix.lockScope(ctx, name, true, 0)
 		if err != nil {
 			return total, err
 		}
@@ -445,12 +445,14 @@ func (ix *Index) scopeDir(name string) (string, error) {
 	return ix.ws.IndexDir(name), nil
 }
 
-func (ix *Index) lockScope(ctx context.Context, name string, write bool) (*scope, error) {
+// lockScope locks a scope, shared or for writing, waiting at most wait
+// (0: the lock timeout) for another call or process to let go of it.
+func (ix *Index) lockScope(ctx context.Context, name string, write bool, wait time.Duration) (*scope, error) {
 	fl, err := ix.lockFile(name)
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := ix.takeLock(ctx, fl, name, write)
+	unlock, err := ix.takeLock(ctx, fl, name, write, wait)
 	if err != nil {
 		return nil, fmt.Errorf("lock index of %s: %w", scopeLabel(name), err)
 	}
@@ -466,10 +468,12 @@ func (ix *Index) lockScope(ctx context.Context, name string, write bool) (*scope
 }
 
 // takeLock takes a scope's lock, shared or for writing, waiting at most
-// the lock timeout for another call or process to let go of it, and
-// saying so after a second; the func returned lets go of it.
-func (ix *Index) takeLock(ctx context.Context, fl *flock.Flock, name string, write bool) (func(), error) {
-	timeout := ix.opts.LockTimeout
+// timeout (0: the lock timeout) for another call or process to let go of
+// it, and saying so after a second; the func returned lets go of it.
+func (ix *Index) takeLock(ctx context.Context, fl *flock.Flock, name string, write bool, timeout time.Duration) (func(), error) {
+	if timeout <= 0 {
+		timeout = ix.opts.LockTimeout
+	}
 	if timeout <= 0 {
 		timeout = DefaultLockTimeout
 	}

@@ -143,7 +143,7 @@ func (f *factory) printStack(ctx context.Context, opts *contextOptions, task str
 	endBuild := f.stages.begin(stageBuild)
 	res, err := memctx.Build(ctx, ws, memctx.Options{
 		Teammate: opts.teammate, Task: task, Budget: opts.budget, Tokenizer: f.stages.tokenizer(opts.tok),
-		Now: clock, Location: opts.loc, Recaller: rec,
+		Now: clock, Location: opts.loc, Recaller: rec, IndexWait: f.lockWait,
 		Warn: func(msg string) { warned[msg] = true; f.warnf("%s", msg) },
 	})
 	endBuild()

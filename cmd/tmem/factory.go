@@ -26,6 +26,10 @@ type factory struct {
 	quiet   bool
 	verbose bool
 	model   string
+	// lockWait is --lock-wait (else TMEM_LOCK_WAIT), read by
+	// checkGlobalFlags: 0 when neither is given, each wait its default.
+	lockWait     time.Duration
+	lockWaitFlag string
 
 	started time.Time // when the factory, and so the process, started
 	stages  *stages   // set by startTiming under -v
@@ -44,6 +48,7 @@ func (f *factory) Workspace() (*layout.Workspace, error) {
 		return nil, err
 	}
 	ws.CacheTeammates(time.Now)
+	ws.LockWait = f.lockWait
 	if !f.quiet {
 		ws.Notices = f.stderr // a wait for another process's lock
 	}
@@ -273,4 +278,23 @@ func (f *factory) workspaceFor(name string) (*layout.Workspace, error) {
 		return nil, err
 	}
 	return ws, nil
+}
+
+// readLockWait reads --lock-wait, else TMEM_LOCK_WAIT, into f.lockWait: a
+// duration of 0 or more. 0 tries once: the libraries read 0 as their
+// default, so it is kept as the shortest wait there is.
+func (f *factory) readLockWait() error {
+	s, from := f.lockWaitFlag, "--lock-wait"
+	if s == "" {
+		s, from = f.getenv("TMEM_LOCK_WAIT"), "TMEM_LOCK_WAIT"
+	}
+	if s == "" {
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return usageErrorf("%s %q: want a duration of 0 or more, such as 5s or 2m", from, s)
+	}
+	f.lockWait = max(d, time.Nanosecond)
+	return nil
 }

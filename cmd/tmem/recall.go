@@ -235,7 +235,7 @@ func (f *factory) indexOptions(model string, w minilm.Workload, progress func(re
 	if !f.quiet {
 		warn = f.stderr
 	}
-	opts := recall.Options{Embedder: emb, Now: clock, Warn: warn, Progress: progress, SyncEmbed: recall.DefaultSyncEmbed}
+	opts := recall.Options{Embedder: emb, Now: clock, Warn: warn, Progress: progress, SyncEmbed: recall.DefaultSyncEmbed, LockTimeout: f.lockWait}
 	if f.stages != nil {
 		opts.Trace = f.stages.trace
 	}

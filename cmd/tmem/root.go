@@ -30,6 +30,7 @@ and compacts old logs into summaries.
 	pf.StringVar(&f.now, "now", "", "the current time, RFC 3339 or YYYY-MM-DD (default: $TMEM_NOW, else the clock)")
 	pf.BoolVarP(&f.quiet, "quiet", "q", false, "print nothing but data and errors")
 	pf.BoolVarP(&f.verbose, "verbose", "v", false, "print progress detail on stderr")
+	pf.StringVar(&f.lockWaitFlag, "lock-wait", "", "how long to wait for a lock another tmem call or process holds, such as 5s; 0 tries once (default: $TMEM_LOCK_WAIT, else 30s for a teammate's files, 1m for an index, 5s for context's index)")
 	pf.StringVar(&f.model, "model", "", "embedding model folder (default: $TMEM_MODEL, else the user cache folder; none installed means BM25-only recall)")
 	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
@@ -64,7 +65,10 @@ and compacts old logs into summaries.
 // found there, an empty --now the wall clock, and an unreadable --now
 // would pass unnoticed by commands that never read the clock.
 func (f *factory) checkGlobalFlags(cmd *cobra.Command) error {
-	if err := notEmpty(cmd, "dir", "now"); err != nil {
+	if err := notEmpty(cmd, "dir", "now", "lock-wait"); err != nil {
+		return err
+	}
+	if err := f.readLockWait(); err != nil {
 		return err
 	}
 	if f.now != "" {

@@ -114,6 +114,7 @@ func (f *factory) serve(ctx context.Context, opts *serveOptions) error {
 	svc, err := serve.New(serve.Options{
 		Workspace: ws, Index: ix, Now: clock, Teammate: opts.teammate, Lead: opts.lead,
 		FileClock: time.Now, Warn: func(msg string) { f.warnf("%s", msg) }, Version: version(),
+		IndexWait: f.lockWait,
 	})
 	if err != nil {
 		return err

@@ -67,7 +67,7 @@ func (s *Service) Context(ctx context.Context, in ContextInput) (ContextOutput, 
 	s.ix.PrepareQuery(in.Task, []string{name}) // embedded while the stack's files are read
 	res, err := memctx.Build(ctx, s.ws, memctx.Options{
 		Teammate: name, Task: in.Task, Budget: in.Budget, Tokenizer: tok,
-		Now: s.now, Location: s.loc, Recaller: recaller{s}, Cache: s.files, Warn: s.warn,
+		Now: s.now, Location: s.loc, Recaller: recaller{s}, Cache: s.files, Warn: s.warn, IndexWait: s.wait,
 	})
 	if err != nil {
 		return ContextOutput{}, err

@@ -37,6 +37,9 @@ type Options struct {
 	Warn func(msg string)
 	// Version is reported to clients.
 	Version string
+	// IndexWait bounds memory_context's wait for an index another call or
+	// process holds; 0 means memctx.DefaultIndexWait.
+	IndexWait time.Duration
 }
 
 // Service answers memory tool calls for one workspace.
@@ -45,6 +48,7 @@ type Service struct {
 	ix    *recall.Index
 	now   func() time.Time
 	loc   *time.Location
+	wait  time.Duration // memory_context's wait for an index
 	scope scope
 	warn  func(string)
 	ver   string
@@ -81,7 +85,7 @@ func New(opts Options) (*Service, error) {
 		warn = func(string) {}
 	}
 	s := &Service{
-		ws: opts.Workspace, ix: opts.Index, now: opts.Now, loc: opts.Location, scope: sc,
+		ws: opts.Workspace, ix: opts.Index, now: opts.Now, loc: opts.Location, wait: opts.IndexWait, scope: sc,
 		warn: warn, ver: opts.Version, fresh: newFreshness(), toks: map[string]memctx.Tokenizer{},
 	}
 	if opts.FileClock != nil {
