@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	memctx "github.com/tmemhq/tmem/context"
 )
 
 // serveTools are the tools tmem serve offers.
@@ -45,6 +48,9 @@ func testServeToolSchemas(t *testing.T, start startServe) {
 			}
 			if tool.OutputSchema == nil {
 				t.Error("no output schema")
+			}
+			if tool.Name == "memory_context" {
+				checkBudgetBounds(t, props["budget"])
 			}
 		})
 	}
@@ -390,5 +396,17 @@ func testServeScope(t *testing.T, start startServe) {
 				t.Errorf("a lead wrote another teammate's log: %s", resultText(res))
 			}
 		})
+	}
+}
+
+// checkBudgetBounds checks that memory_context's budget says the default
+// and the least budget the builder takes.
+func checkBudgetBounds(t *testing.T, budget any) {
+	t.Helper()
+	d, _ := budget.(map[string]any)["description"].(string)
+	for _, n := range []int{memctx.DefaultBudget, memctx.MinBudget} {
+		if !strings.Contains(d, fmt.Sprint(n)) {
+			t.Errorf("budget %q does not name %d", d, n)
+		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 type ContextInput struct {
 	Teammate  string `json:"teammate,omitempty" jsonschema:"the teammate whose stack to build; defaults to the teammate the session is bound to"`
 	Task      string `json:"task" jsonschema:"the task or user message: the last section of the stack and the recall query"`
-	Budget    int    `json:"budget,omitempty" jsonschema:"memory budget in tokens, shared by recalled memories and daily logs; default 32000, at least 1000"`
+	Budget    int    `json:"budget,omitempty" jsonschema:"memory budget in tokens, shared by recalled memories and daily logs; default 32000, at least 256"`
 	Tokenizer string `json:"tokenizer,omitempty" jsonschema:"token counter: o200k (default), cl100k or chars4 (a cheap estimate)"`
 }
 
