@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -65,7 +66,12 @@ func (f *factory) index(ctx context.Context, opts *indexOptions) error {
 		}
 	}
 	bar, progress := f.newProgress()
-	ix, err := f.openIndex(ws, f.model, minilm.WorkloadBulk, progress)
+	iopts, err := f.indexOptions(f.model, minilm.WorkloadBulk, progress)
+	if err != nil {
+		return err
+	}
+	iopts.Stopwatch = time.Now // the phases' times, for --json and -v
+	ix, err := recall.Open(ws, iopts)
 	if err != nil {
 		return err
 	}

@@ -73,3 +73,23 @@ func TestRecallJSONShape(t *testing.T) {
 		t.Fatalf("stdout %q is not a JSON array: %v", out, err)
 	}
 }
+
+// TestIndexJSONTimes checks that tmem index --json reports how long
+// parsing and indexing took: a rebuild of the example does both.
+func TestIndexJSONTimes(t *testing.T) {
+	code, out, errs := runTmem(t, "--dir", copyExample(t), "--json", "index", "--rebuild")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var st struct {
+		Chunks  int   `json:"chunks"`
+		ParseNS int64 `json:"parse_ns"`
+		IndexNS int64 `json:"index_ns"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if st.Chunks == 0 || st.ParseNS <= 0 || st.IndexNS <= 0 {
+		t.Errorf("%d chunks in %d ns of parsing and %d of indexing: want all above 0", st.Chunks, st.ParseNS, st.IndexNS)
+	}
+}
