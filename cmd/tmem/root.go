@@ -21,6 +21,7 @@ and compacts old logs into summaries.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate(versionTemplate)
 	root.SetOut(f.stdout)
 	root.SetErr(f.stderr)
 	root.SetIn(f.stdin)
@@ -141,3 +142,8 @@ func isCobraUsage(err error) bool {
 	}
 	return false
 }
+
+// versionTemplate prints "tmem version V", or under --json {"version": "V"}
+// (a version holds no character JSON and Go quote differently).
+const versionTemplate = `{{if eq (.Flags.Lookup "json").Value.String "true"}}{"version": {{printf "%q" .Version}}}{{else}}tmem version {{.Version}}{{end}}
+`

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -60,5 +61,16 @@ func TestVersionOf(t *testing.T) {
 				t.Errorf("versionOf = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestVersionJSON(t *testing.T) {
+	code, out, _ := runTmem(t, "--json", "--version")
+	var v struct{ Version string }
+	if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || v.Version != version() {
+		t.Errorf("exit %d, stdout %q (%v): want {\"version\": %q}", code, out, err, version())
+	}
+	if code, out, _ := runTmem(t, "--version"); code != 0 || out != "tmem version "+version()+"\n" {
+		t.Errorf("exit %d, stdout %q", code, out)
 	}
 }
