@@ -266,6 +266,7 @@ func testServeBadInput(t *testing.T, start startServe) {
 		{"k too large", "memory_search", map[string]any{"query": "x", "k": 1000}, "k 1000"},
 		{"unknown kind", "memory_search", map[string]any{"query": "x", "kinds": []string{"diary"}}, `"diary" is not a kind`},
 		{"bad date", "memory_search", map[string]any{"query": "x", "since": "last week"}, "YYYY-MM-DD"},
+		{"since after until", "memory_search", map[string]any{"query": "x", "since": "2026-11-05", "until": "2026-10-28"}, "since 2026-11-05 is after until 2026-10-28"},
 		{"missing required", "memory_context", map[string]any{"teammate": "beacon"}, "task"},
 		{"no teammate unbound", "memory_log", map[string]any{"text": "x"}, "teammate is required"},
 		{"nothing to log", "memory_log", map[string]any{"teammate": "beacon", "text": " "}, "nothing to log: give a heading or some text"},

@@ -232,6 +232,9 @@ func newHitFilter(in SearchInput) (hitFilter, error) {
 			return f, fmt.Errorf("%s %q: want a day as YYYY-MM-DD", d.field, d.v)
 		}
 	}
+	if f.since != "" && f.until != "" && f.since > f.until {
+		return f, fmt.Errorf("since %s is after until %s: no day is in between", f.since, f.until)
+	}
 	for _, k := range in.Kinds {
 		if !contains(searchKinds, k) {
 			return f, fmt.Errorf("kinds: %q is not a kind; want %s", k, strings.Join(searchKinds, ", "))
