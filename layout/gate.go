@@ -66,6 +66,9 @@ func EnterGate(ctx context.Context, path string, shared bool, wait, noticeAfter 
 // takes the flock (see WaitLock; otherProcess is its notice), both within
 // one wait. release lets both go.
 func TakeLock(ctx context.Context, fl *flock.Flock, shared bool, wait, noticeAfter time.Duration, inProcess, otherProcess func()) (release func(), err error) {
+	if wait >= 0 && wait < time.Millisecond {
+		inProcess, otherProcess = nil, nil // one try: no wait to tell of
+	}
 	start := time.Now()
 	leave, err := EnterGate(ctx, fl.Path(), shared, wait, noticeAfter, inProcess)
 	if err != nil {
@@ -80,4 +83,13 @@ func TakeLock(ctx context.Context, fl *flock.Flock, shared bool, wait, noticeAft
 		return nil, err
 	}
 	return func() { fl.Unlock(); leave() }, nil
+}
+
+// Waited says how long a lock was waited for before giving up: "after 5s",
+// or "without waiting" for a wait of one try.
+func Waited(d time.Duration) string {
+	if d < time.Millisecond {
+		return "without waiting"
+	}
+	return "after " + d.String()
 }

@@ -58,8 +58,8 @@ func (w *Workspace) takeLock(ctx context.Context, fl *flock.Flock, teammate, rel
 	}
 	release, err := TakeLock(ctx, fl, false, wait, after, notice("another call of this process"), notice("another process"))
 	if errors.Is(err, ErrLocked) {
-		return nil, fmt.Errorf("lock %s: %w: gave up after %s waiting for %s/%s; "+
-			"another tmem (log, remember or compact) holds it, or a stuck one does", teammate, ErrLocked, wait, DirName, rel)
+		return nil, fmt.Errorf("lock %s: %w: gave up %s waiting for %s/%s; "+
+			"another tmem (log, remember or compact) holds it, or a stuck one does", teammate, ErrLocked, Waited(wait), DirName, rel)
 	}
 	return release, lockError(teammate, err)
 }

@@ -133,7 +133,7 @@ func (ix *Index) progress(p Progress) {
 // collectLocked reads, under the scope's shared lock, up to limit backlog
 // chunks to embed, and how many chunks the backlog holds in all.
 func (ix *Index) collectLocked(ctx context.Context, name string, limit int) ([]backlogChunk, int, error) {
-	s, err := ix.lockScope(ctx, name, false, 0)
+	s, err := ix.lockScope(ctx, name, false, lockWait{})
 	if err != nil {
 		if unwritable(err) {
 			return nil, 0, nil // nothing can be written: searches read it as it is
@@ -297,7 +297,7 @@ func (ix *Index) embedChunks(ctx context.Context, items []backlogChunk, batch in
 // addLocked writes the items' vectors into a scope under its exclusive
 // lock, and says how many were added and how many chunks are left.
 func (ix *Index) addLocked(ctx context.Context, name string, items []backlogChunk) (added, left int, err error) {
-	s, err := ix.lockScope(ctx, name, true, 0)
+	s, err := ix.lockScope(ctx, name, true, lockWait{})
 	if err != nil {
 		return 0, 0, err
 	}

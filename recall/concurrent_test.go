@@ -109,3 +109,28 @@ func TestLockWaitIsBounded(t *testing.T) {
 		t.Error("no hits once the lock was let go")
 	}
 }
+
+// TestLockWaitSharedByScopes takes a scope's lock when the search's wait
+// is already spent on the scopes before it: one try, no notice, and the
+// error names the search's whole wait.
+func TestLockWaitSharedByScopes(t *testing.T) {
+	ws := syncedWorkspace(t, false)
+	holder := flock.New(ws.Abs(".tmp/locks/index-beacon.lock"))
+	if err := holder.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Unlock()
+	ix, warn := openIndex(t, ws, Options{LockTimeout: 30 * time.Second})
+	spent := lockWait{by: time.Now().Add(-time.Second), of: 300 * time.Millisecond}
+	_, err := ix.lockScope(context.Background(), "beacon", false, spent)
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "gave up after 300ms") {
+		t.Errorf("lock with the wait spent: %v, want ErrLocked after the search's 300ms", err)
+	}
+	if strings.Contains(warn.String(), "waiting for") {
+		t.Errorf("a single try told of a wait: %q", warn.String())
+	}
+	_, err = ix.Search(context.Background(), Query{Text: "bulk", Teammates: []string{"beacon"}, LockWait: time.Nanosecond})
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "gave up without waiting") || strings.Contains(warn.String(), "waiting for") {
+		t.Errorf("a search of one try: %v, notices %q", err, warn.String())
+	}
+}

@@ -290,7 +290,7 @@ func (ix *Index) syncAll(ctx context.Context, teammates []string, rebuild bool) 
 	ix.noteBM25Only()
 	b := ix.newBudget()
 	for _, name := range names {
-		s, err := ix.lockScope(ctx, name, true, 0)
+		s, err := ix.lockScope(ctx, name, true, lockWait{})
 		if err != nil {
 			return total, err
 		}
@@ -401,6 +401,7 @@ func (s *scope) close() {
 	s.setVec(nil, nil)
 	if s.unlock != nil {
 		s.unlock()
+		s.unlock = nil // a gate is let go of once
 	}
 }
 
@@ -445,14 +446,14 @@ func (ix *Index) scopeDir(name string) (string, error) {
 	return ix.ws.IndexDir(name), nil
 }
 
-// lockScope locks a scope, shared or for writing, waiting at most wait
-// (0: the lock timeout) for another call or process to let go of it.
-func (ix *Index) lockScope(ctx context.Context, name string, write bool, wait time.Duration) (*scope, error) {
+// lockScope locks a scope, shared or for writing, waiting as lw says for
+// another call or process to let go of it.
+func (ix *Index) lockScope(ctx context.Context, name string, write bool, lw lockWait) (*scope, error) {
 	fl, err := ix.lockFile(name)
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := ix.takeLock(ctx, fl, name, write, wait)
+	unlock, err := ix.takeLock(ctx, fl, name, write, lw)
 	if err != nil {
 		return nil, fmt.Errorf("lock index of %s: %w", scopeLabel(name), err)
 	}
@@ -467,24 +468,45 @@ func (ix *Index) lockScope(ctx context.Context, name string, write bool, wait ti
 	return &scope{name: name, dir: dir, now: ix.now(), unlock: unlock}, nil
 }
 
-// takeLock takes a scope's lock, shared or for writing, waiting at most
-// timeout (0: the lock timeout) for another call or process to let go of
-// it, and saying so after a second; the func returned lets go of it.
-func (ix *Index) takeLock(ctx context.Context, fl *flock.Flock, name string, write bool, timeout time.Duration) (func(), error) {
-	if timeout <= 0 {
-		timeout = ix.opts.LockTimeout
+// lockWait is how long the locks of one search may take in all: until by,
+// a wait of of (what a message names); the zero lockWait waits the lock
+// timeout for each lock.
+type lockWait struct {
+	by time.Time
+	of time.Duration
+}
+
+// waitFor is a wait of d for the locks taken from now on; 0: the lock
+// timeout for each.
+func waitFor(d time.Duration) lockWait {
+	if d <= 0 {
+		return lockWait{}
 	}
+	return lockWait{by: time.Now().Add(d), of: d}
+}
+
+// takeLock takes a scope's lock, shared or for writing, waiting as lw says
+// for another call or process to let go of it, and saying so after a
+// second; the func returned lets go of it.
+func (ix *Index) takeLock(ctx context.Context, fl *flock.Flock, name string, write bool, lw lockWait) (func(), error) {
+	timeout, total := ix.opts.LockTimeout, lw.of
 	if timeout <= 0 {
 		timeout = DefaultLockTimeout
 	}
+	if !lw.by.IsZero() {
+		timeout = max(time.Until(lw.by), time.Nanosecond) // what is left, tried once at least
+	}
+	if total <= 0 {
+		total = timeout
+	}
 	notice := func(holder string) func() {
 		return func() {
-			ix.warnf("recall: waiting for the index of %s, which %s holds (at most %s)", scopeLabel(name), holder, timeout)
+			ix.warnf("recall: waiting for the index of %s, which %s holds (at most %s)", scopeLabel(name), holder, total)
 		}
 	}
 	unlock, err := layout.TakeLock(ctx, fl, !write, timeout, min(time.Second, timeout/2), notice("another call of this process"), notice("another tmem process"))
 	if errors.Is(err, layout.ErrLocked) {
-		return nil, fmt.Errorf("%w: gave up after %s (a stopped or hung tmem index, compact or serve?)", ErrLocked, timeout)
+		return nil, fmt.Errorf("%w: gave up %s (a stopped or hung tmem index, compact or serve?)", ErrLocked, layout.Waited(total))
 	}
 	return unlock, err
 }

@@ -116,8 +116,9 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 	}
 	end := ix.trace("index")
 	b := ix.newBudget()
+	lw := waitFor(q.LockWait)
 	for _, name := range names {
-		s, err := ix.readyScope(ctx, name, q.NoSync && !rebuild, rebuild, q.LockWait, b, now)
+		s, err := ix.readyScope(ctx, name, q.NoSync && !rebuild, rebuild, lw, b, now)
 		if err != nil {
 			end()
 			return nil, err
@@ -153,8 +154,8 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 // open. A sync leaves today's daily at now to the context builder (see
 // Query.Now). In a workspace that cannot be written the index is
 // searched as it is (see readonly.go).
-func (ix *Index) readyScope(ctx context.Context, name string, noSync, rebuild bool, wait time.Duration, b *embedBudget, now time.Time) (*scope, error) {
-	s, err := ix.lockScope(ctx, name, !noSync, wait)
+func (ix *Index) readyScope(ctx context.Context, name string, noSync, rebuild bool, lw lockWait, b *embedBudget, now time.Time) (*scope, error) {
+	s, err := ix.lockScope(ctx, name, !noSync, lw)
 	if err != nil {
 		if !unwritable(err) {
 			return nil, err
@@ -170,7 +171,7 @@ func (ix *Index) readyScope(ctx context.Context, name string, noSync, rebuild bo
 		}
 		// Missing or untrustworthy: build it after all, as a writer.
 		s.close()
-		if s, err = ix.lockScope(ctx, name, true, wait); err != nil {
+		if s, err = ix.lockScope(ctx, name, true, lw); err != nil {
 			return nil, err
 		}
 	}

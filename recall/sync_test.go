@@ -23,7 +23,7 @@ func TestSyncSelectsFiles(t *testing.T) {
 	if st.Added != st.Files || st.Files == 0 {
 		t.Errorf("first sync: %+v, want every file added", st)
 	}
-	s, err := ix.lockScope(context.Background(), "beacon", false, 0)
+	s, err := ix.lockScope(context.Background(), "beacon", false, lockWait{})
 	if err != nil {
 		t.Fatal(err)
 	}

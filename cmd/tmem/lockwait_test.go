@@ -33,6 +33,7 @@ func TestLockWaitFlag(t *testing.T) {
 		{"context builds without recall", []string{"--lock-wait", "200ms", "context", "--teammate", "beacon", "bulk lookup"}, 0, "gave up after 200ms"},
 		{"recall gives up", []string{"--lock-wait", "200ms", "recall", "--teammate", "beacon", "bulk lookup"}, exitLocked, "gave up after 200ms"},
 		{"log gives up", []string{"--lock-wait", "200ms", "log", "--teammate", "beacon", "a note"}, exitLocked, "gave up after 200ms"},
+		{"0 tries once", []string{"--lock-wait", "0", "recall", "--teammate", "beacon", "bulk lookup"}, exitLocked, "gave up without waiting"},
 		{"no duration", []string{"--lock-wait", "soon", "recall", "--teammate", "beacon", "bulk"}, exitUsage, `--lock-wait "soon": want a duration`},
 		{"negative", []string{"--lock-wait", "-1s", "recall", "--teammate", "beacon", "bulk"}, exitUsage, `--lock-wait "-1s"`},
 	}
