@@ -29,11 +29,7 @@ func TestLateDailyKeepsHandEditedWeekly(t *testing.T) {
 				edited := strings.Replace(b, "# Week 2026-W45\n", tt.title+"\n", 1)
 				return strings.Replace(edited, "## 2026-11-03 Tuesday\n", "## 2026-11-03 Tuesday\n\nHand note: plan 03 was reverted.\n", 1)
 			})
-			for _, want := range []string{"\n" + tt.wantTitle, "Hand note: plan 03 was reverted.", "Lesson: always pad dates."} {
-				if !strings.Contains(got, want) {
-					t.Errorf("the merged weekly lacks %q:\n%s", want, got)
-				}
-			}
+			lacksNone(t, "the merged weekly", got, "\n"+tt.wantTitle, "Hand note: plan 03 was reverted.", "Lesson: always pad dates.")
 		})
 	}
 }
@@ -59,11 +55,7 @@ func TestLateDailyKeepsHandWrittenLines(t *testing.T) {
 			got := editThenMergeLate(t, []string{"2026-11-02"}, func(b string) string {
 				return strings.Replace(b, "# Week 2026-W45\n\n", "# Week 2026-W45\n\n"+tt.after, 1)
 			})
-			for _, want := range append(tt.keep, "Lesson: always pad dates.") {
-				if !strings.Contains(got, want) {
-					t.Errorf("the merged weekly lacks %q:\n%s", want, got)
-				}
-			}
+			lacksNone(t, "the merged weekly", got, append(tt.keep, "Lesson: always pad dates.")...)
 		})
 	}
 }
@@ -114,11 +106,7 @@ func TestRecompactedDayKeepsHandEdits(t *testing.T) {
 	writeFile(t, ws, daily, fileText(t, ws.Abs(daily))+"\n## Late fix\n\nLesson: pad the dates.\n", old)
 	compactAt(t, ws, "2026-11-16", 0)
 	got := fileText(t, ws.Abs(rel))
-	for _, want := range []string{"- Friday work (reverted by Bob)\n  - Decision: ship plan 06.\n", "Reviewer note: Alice signed off.", "- Late fix\n  - Lesson: pad the dates.\n", "Log: 2026-11-06.md in archive/2026-11.md"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("the weekly lacks %q:\n%s", want, got)
-		}
-	}
+	lacksNone(t, "the weekly", got, "- Friday work (reverted by Bob)\n  - Decision: ship plan 06.\n", "Reviewer note: Alice signed off.", "- Late fix\n  - Lesson: pad the dates.\n", "Log: 2026-11-06.md in archive/2026-11.md")
 	if n := strings.Count(got, "Log: 2026-11-06.md"); n != 1 {
 		t.Errorf("%d Log: lines for the daily, want 1:\n%s", n, got)
 	}
@@ -139,11 +127,7 @@ func TestLateDailyAfterStubGoneKeepsDay(t *testing.T) {
 	writeFile(t, ws, daily, "# 2026-11-04\n\n## Late\n\nLate note.\n", old)
 	compactAt(t, ws, "2026-12-11", 0)
 	got := fileText(t, ws.Abs("beacon/memory/weekly/2026-W45.md"))
-	for _, want := range []string{"- Widget — Built the widget.", "- Late — Late note."} {
-		if !strings.Contains(got, want) {
-			t.Errorf("the weekly lacks %q:\n%s", want, got)
-		}
-	}
+	lacksNone(t, "the weekly", got, "- Widget — Built the widget.", "- Late — Late note.")
 }
 
 // TestLateEntryRelocatesEveryLog: a week summarised while its last days'
@@ -247,11 +231,7 @@ func TestRecompactedDayTakesChangedEntry(t *testing.T) {
 	writeFile(t, ws, daily, "# 2026-11-06\n\n## Friday work\n\nDid X and Y.\n\nDecision: ship Y.\n", old)
 	compactAt(t, ws, "2026-11-16", 0)
 	got := fileText(t, ws.Abs("beacon/memory/weekly/2026-W45.md"))
-	for _, want := range []string{"- Friday work — Did X and Y.", "Decision: ship Y."} {
-		if !strings.Contains(got, want) {
-			t.Errorf("the weekly lacks %q:\n%s", want, got)
-		}
-	}
+	lacksNone(t, "the weekly", got, "- Friday work — Did X and Y.", "Decision: ship Y.")
 }
 
 // beaconOnly is a workspace of teammate beacon with no memory yet, and
@@ -262,4 +242,14 @@ func beaconOnly(t *testing.T) (*layout.Workspace, time.Time) {
 	old := day("2026-11-01")
 	writeFile(t, ws, "beacon/SOUL.md", "# Beacon\n", old)
 	return ws, old
+}
+
+// lacksNone fails the test for each of wants that got, named what, lacks.
+func lacksNone(t *testing.T, what, got string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(got, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, got)
+		}
+	}
 }
