@@ -25,12 +25,12 @@ var gates sync.Map // string → *semaphore.Weighted
 // it, one sharing it takes 1.
 const gateAll = 1 << 30
 
-// EnterGate waits for the process's gate of the lock file at path,
+// enterGate waits for the process's gate of the lock file at path,
 // shared or alone, until it is free, ctx is done (its error) or wait has
 // passed (ErrLocked; a negative wait never passes). After noticeAfter of
 // waiting it calls notice, once, unless notice is nil. leave lets the
 // gate go.
-func EnterGate(ctx context.Context, path string, shared bool, wait, noticeAfter time.Duration, notice func()) (leave func(), err error) {
+func enterGate(ctx context.Context, path string, shared bool, wait, noticeAfter time.Duration, notice func()) (leave func(), err error) {
 	g, _ := gates.LoadOrStore(path, semaphore.NewWeighted(gateAll))
 	gate := g.(*semaphore.Weighted)
 	n := int64(gateAll)
@@ -62,7 +62,7 @@ func EnterGate(ctx context.Context, path string, shared bool, wait, noticeAfter 
 }
 
 // TakeLock takes fl, shared or alone, behind its gate in this process:
-// it enters the gate (see EnterGate; inProcess is its notice), then
+// it enters the gate (see enterGate; inProcess is its notice), then
 // takes the flock (see WaitLock; otherProcess is its notice), both within
 // one wait. release lets both go.
 func TakeLock(ctx context.Context, fl *flock.Flock, shared bool, wait, noticeAfter time.Duration, inProcess, otherProcess func()) (release func(), err error) {
@@ -70,7 +70,7 @@ func TakeLock(ctx context.Context, fl *flock.Flock, shared bool, wait, noticeAft
 		inProcess, otherProcess = nil, nil // one try: no wait to tell of
 	}
 	start := time.Now()
-	leave, err := EnterGate(ctx, fl.Path(), shared, wait, noticeAfter, inProcess)
+	leave, err := enterGate(ctx, fl.Path(), shared, wait, noticeAfter, inProcess)
 	if err != nil {
 		return nil, err
 	}
