@@ -108,11 +108,12 @@ func TestGateServesCallsInOrder(t *testing.T) {
 		got <- err
 	}()
 	<-waiting
-	// The notice can come just before the writer is in line: a reader
-	// then passes, and is let go at once. Once the writer is in line,
-	// every reader after it is held back.
+	// The notice can come before the writer is in line (its goroutine not
+	// yet run): a reader then passes, and is let go at once. Once the
+	// writer is in line, every reader after it is held back. The deadline
+	// only keeps a broken gate from holding the test for ever.
 	heldBack := false
-	for try := 0; try < 50 && !heldBack; try++ {
+	for deadline := time.Now().Add(30 * time.Second); !heldBack && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		release, err := TakeLock(ctx, fl(), true, 20*time.Millisecond, time.Minute, nil, nil)
 		if err == nil {
 			release()
@@ -120,7 +121,7 @@ func TestGateServesCallsInOrder(t *testing.T) {
 		heldBack = errors.Is(err, ErrLocked)
 	}
 	if !heldBack {
-		t.Error("readers after a waiting writer were let in, 50 times")
+		t.Error("readers after a waiting writer were let in for 30 s")
 	}
 	reader()
 	if err := <-got; err != nil {
