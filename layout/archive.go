@@ -198,7 +198,11 @@ func ParseArchive(path string, src []byte) ([]ArchiveSection, error) {
 			continue
 		}
 		s := ArchiveSection{Source: m[1], SHA: m[2], Archived: m[4], Header: i + 1}
-		s.Lines, _ = strconv.Atoi(m[3])
+		if n, err := strconv.Atoi(m[3]); err == nil {
+			s.Lines = n
+		} else {
+			s.Lines = -1 // past any file: framed as edited, by its end marker
+		}
 		for _, f := range strings.Fields(m[5]) {
 			switch f {
 			case "bom":
@@ -225,7 +229,7 @@ func ParseArchive(path string, src []byte) ([]ArchiveSection, error) {
 // index of the first line after the section.
 func (s *ArchiveSection) frame(lines []string, from int) int {
 	end := from + s.Lines
-	if end <= len(lines) && s.endsAt(lines, end) {
+	if s.Lines >= 0 && s.Lines <= len(lines)-from && s.endsAt(lines, end) {
 		s.Text = strings.Join(lines[from:end], "")
 		return s.skipEnd(lines, end)
 	}

@@ -106,6 +106,27 @@ func TestArchiveHandEditedSection(t *testing.T) {
 	}
 }
 
+// TestArchiveLineCountOutOfRange reads sections whose header gives a line
+// count no file has (past int64, or near it, so that adding it to a line
+// number wraps): each is framed by its end marker as hand-edited, and the
+// section after it reads cleanly.
+func TestArchiveLineCountOutOfRange(t *testing.T) {
+	next := NewArchiveSection("2026-01-03.md", []byte("# 2026-01-03\n\n## B\ntext\n"), mustDay(t, "2026-01-20"))
+	for _, n := range []string{"9223372036854775807", "9223372036854775806", "99999999999999999999"} {
+		file := "<!-- tmem:archive 2026-01-02.md sha256:" + strings.Repeat("0", 64) + " lines:" + n + " archived:2026-01-20 -->\nhello\n<!-- tmem:end 2026-01-02.md -->\n"
+		got, err := ParseArchive("a.md", AppendArchive([]byte(file), "2026-01", next))
+		if err != nil {
+			t.Fatalf("lines:%s: %v", n, err)
+		}
+		if len(got) != 2 || !got[0].Edited || got[0].Text != "hello\n" {
+			t.Fatalf("lines:%s: sections %+v, want an edited one holding hello, then 2026-01-03.md", n, got)
+		}
+		if got[1].Edited || !got[1].Verify() {
+			t.Errorf("lines:%s: the section after it must read cleanly: %+v", n, got[1])
+		}
+	}
+}
+
 func TestArchiveRefusesBinary(t *testing.T) {
 	_, err := ParseArchive("a.md", []byte("# Archive\n\x00"))
 	if err == nil || !strings.Contains(err.Error(), "a.md:2: binary file") {
