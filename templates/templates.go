@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+
+	"github.com/tmemhq/tmem/internal/bytesize"
 )
 
 //go:embed files/*.md
@@ -74,8 +76,21 @@ func Render(ov Overrides, name string, vars map[string]string) ([]byte, error) {
 	}
 	sort.Strings(keys)
 	var pairs []string
+	size := len(b)
 	for _, k := range keys {
-		pairs = append(pairs, "{{"+k+"}}", vars[k])
+		p := "{{" + k + "}}"
+		n := strings.Count(string(b), p)
+		size += n * (len(vars[k]) - len(p))
+		if size > MaxRendered {
+			return nil, fmt.Errorf("template %s: %s appears %d times, and filled in the template would be over the %s limit", name, p, n, bytesize.Format(MaxRendered))
+		}
+		pairs = append(pairs, p, vars[k])
 	}
 	return []byte(strings.NewReplacer(pairs...).Replace(string(b))), nil
 }
+
+// MaxRendered bounds what Render makes: a placeholder repeated in an
+// override (which may hold 4 MiB of them) multiplies what it stands for,
+// such as a week of logs for a compaction prompt, and would exhaust the
+// memory long before a model could read it.
+const MaxRendered = 64 << 20

@@ -67,3 +67,26 @@ func TestEveryBuiltInIsNonEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderBoundsRepeatedPlaceholders renders an override that repeats a
+// placeholder 300,000 times (3.3 MB, under the override limit) with a 1
+// KiB value: filled in, it would be 300 MB. Render refuses it, naming the
+// template and placeholder; the same value in a template that says it
+// once renders.
+func TestRenderBoundsRepeatedPlaceholders(t *testing.T) {
+	value := strings.Repeat("x", 1<<10)
+	for _, c := range []struct {
+		repeat int
+		ok     bool
+	}{{1, true}, {300000, false}} {
+		tmpl := []byte(strings.Repeat("{{sources}}", c.repeat))
+		ov := func(string) ([]byte, error) { return tmpl, nil }
+		b, err := Render(ov, "compact-weekly.md", map[string]string{"sources": value})
+		if c.ok && (err != nil || string(b) != value) {
+			t.Errorf("once: %d bytes, %v; want the value", len(b), err)
+		}
+		if !c.ok && (err == nil || !strings.Contains(err.Error(), "template compact-weekly.md: {{sources}} appears 300000 times")) {
+			t.Errorf("%d times: %d bytes, error %v; want it refused", c.repeat, len(b), err)
+		}
+	}
+}
