@@ -43,6 +43,8 @@ type Query struct {
 	// Shown are lines the searcher already has (the context builder: the
 	// daily entries its stack shows); no hit overlaps them.
 	Shown []Lines
+	// Filter, when set, keeps only hits of some kinds and days.
+	Filter *Filter
 	// LockWait bounds the wait for an index another call or process
 	// holds; 0 means Options.LockTimeout. The context builder, which can
 	// do without recall, waits less than a search that cannot.

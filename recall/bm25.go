@@ -43,6 +43,11 @@ const (
 	fIdent = "ident" // identifiers as written (identTokens)
 	fPairs = "pairs" // neighbouring word pairs (wordsAndPairs)
 	fChunk = "chunk" // the whole Chunk as JSON, stored only
+	// For Filter: the chunk's kind, and the first and last day it speaks
+	// for (chunkDays); not scored.
+	fKind = "kind"
+	fFrom = "from"
+	fTo   = "to"
 )
 
 // lenFields are the fields BM25 normalises by length; the index records
@@ -92,7 +97,7 @@ func indexMapping() (mapping.IndexMapping, error) {
 		dm.AddFieldMappingsAt(f, text(enFolded))
 	}
 	dm.AddFieldMappingsAt(fCJK, text(cjk.AnalyzerName))
-	for _, f := range []string{fWhen, fIdent, fPairs} {
+	for _, f := range []string{fWhen, fIdent, fPairs, fKind, fFrom, fTo} {
 		dm.AddFieldMappingsAt(f, text(whenAnalyzer))
 	}
 	dm.AddFieldMappingsAt(fChunk, stored)
@@ -138,7 +143,11 @@ func bleveDoc(c Chunk) (bleveInput, error) {
 	for i, f := range lenFields {
 		lens[i] = int64(len(byField[f]))
 	}
+	from, to := chunkDays(c)
 	doc := map[string]interface{}{
+		fKind:  c.Kind,
+		fFrom:  from,
+		fTo:    to,
 		fText:  c.Text,
 		fName:  c.Name,
 		fDesc:  c.Description,

@@ -12,7 +12,7 @@ import (
 
 // SchemaVersion changes whenever what the index stores changes; an index
 // written under another version is rebuilt.
-const SchemaVersion = 10
+const SchemaVersion = 11
 
 // manifest records what a scope's index holds: the settings it was built
 // with and, per file, the stat data and content hash the chunks came from.

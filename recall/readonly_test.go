@@ -68,7 +68,7 @@ func TestUnlockedRead(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			bm := startBM25(context.Background(), []*scope{s}, "bulk lookup", ix.now(), ModeBM25, ix.candidates(5), false)
+			bm := startBM25(context.Background(), []*scope{s}, "bulk lookup", ix.now(), nil, ModeBM25, ix.candidates(5), false)
 			hits, err := ix.searchScopes(context.Background(), []*scope{s}, Query{Text: "bulk lookup"}, 5, ModeBM25, nil, bm)
 			// bleve holds a shared lock on its files while open: a writer
 			// in this process would wait for it.

@@ -139,6 +139,7 @@ type scopePostings struct {
 	docs  uint64
 	terms [][]postingSpan
 	buf   []posting
+	kept  docSet // the chunks a filter keeps; nil: every chunk
 }
 
 // postingSpan is a run of postings in scopePostings.buf.
@@ -167,7 +168,7 @@ var postingsPool, accumulatorPool sync.Pool
 // returns the best n, best first. The statistics (chunk count, document
 // frequencies, average field lengths) are those of all scopes together,
 // so scores compare across them.
-func bm25Search(ctx context.Context, scopes []*scope, text string, now time.Time, n int) ([]scored, error) {
+func bm25Search(ctx context.Context, scopes []*scope, text string, now time.Time, n int, f *Filter) ([]scored, error) {
 	groups, err := queryGroups(text, now)
 	if err != nil {
 		return nil, err
@@ -184,7 +185,7 @@ func bm25Search(ctx context.Context, scopes []*scope, text string, now time.Time
 		go func() {
 			defer wg.Done()
 			errs[i] = guard("search "+s.label(), func() (err error) {
-				sps[i], err = readPostings(ctx, s, groups, avg)
+				sps[i], err = readPostings(ctx, s, groups, avg, f)
 				return err
 			})
 		}()
@@ -239,7 +240,7 @@ func averageLengths(scopes []*scope) map[string]float64 {
 
 // readPostings reads, for every query term, the chunks of one scope that
 // hold it and their combined normalised frequency.
-func readPostings(ctx context.Context, s *scope, groups []termGroup, avg map[string]float64) (*scopePostings, error) {
+func readPostings(ctx context.Context, s *scope, groups []termGroup, avg map[string]float64, f *Filter) (*scopePostings, error) {
 	r := s.rd.IndexReader
 	sp := &scopePostings{s: s, r: r}
 	if b, ok := postingsPool.Get().([]posting); ok {
@@ -254,6 +255,11 @@ func readPostings(ctx context.Context, s *scope, groups []termGroup, avg map[str
 	segs, err := newSegments(r)
 	if err != nil {
 		return sp, err
+	}
+	if f.active() {
+		if sp.kept, err = segs.kept(f); err != nil {
+			return sp, err
+		}
 	}
 	for _, g := range groups {
 		spans := make([]postingSpan, len(g.terms))
@@ -329,6 +335,7 @@ func (a *accumulator) drain(out []posting) []posting {
 type segments struct {
 	segs    []*scorch.SegmentSnapshot
 	offsets []uint64
+	size    uint64                              // chunk numbers in all, deleted ones too
 	dicts   map[string][]segment.TermDictionary // per field, per segment
 	pl      segment.PostingsList
 	it      segment.PostingsIterator
@@ -345,6 +352,7 @@ func newSegments(r bindex.IndexReader) (*segments, error) {
 		s.offsets = append(s.offsets, off)
 		off += seg.Segment().Count()
 	}
+	s.size = off
 	return s, nil
 }
 
@@ -449,6 +457,9 @@ func topChunks(sps []*scopePostings, groups []termGroup, n int) []scoredDoc {
 	h := &docHeap{}
 	for si, a := range scores {
 		for _, doc := range a.touched {
+			if kept := sps[si].kept; kept != nil && !kept.has(doc) {
+				continue
+			}
 			c := scoredDoc{si, doc, a.sums[doc]}
 			if h.Len() < n {
 				heap.Push(h, c)

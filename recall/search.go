@@ -42,6 +42,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if mode == ModeVector && ix.opts.Embedder == nil {
 		return nil, errors.New("search: vector mode needs an embedding model")
 	}
+	if err := q.Filter.Check(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
 	names, err := ix.scopes(q.Teammates)
 	if err != nil {
 		return nil, err
@@ -129,7 +132,7 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 	end = ix.trace("embed")
 	// BM25 ranks beside the wait for the query's vector (still being
 	// embedded, the model perhaps still loading: see PrepareQuery).
-	bm := startBM25(ctx, scopes, text, now, mode, ix.candidates(k), mode != ModeBM25 && ix.opts.Embedder != nil)
+	bm := startBM25(ctx, scopes, text, now, q.Filter, mode, ix.candidates(k), mode != ModeBM25 && ix.opts.Embedder != nil)
 	qv, err := ix.queryVector(ctx, scopes, text, mode)
 	end()
 	var hits []Hit
@@ -358,7 +361,11 @@ func (ix *Index) candidates(k int) int { return max(ix.rank.Candidates, 2*k) }
 func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k int, mode string, qv []float32, bm *pendingBM25) ([]Hit, error) {
 	r := ix.rank
 	metas := map[string]Chunk{}
-	bmList, vec, err := rankLists(scopes, qv, ix.candidates(k), bm)
+	vn := ix.candidates(k)
+	if q.Filter.active() {
+		vn = max(vn, filterVectorRows)
+	}
+	bmList, vec, err := rankLists(scopes, qv, vn, bm)
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +390,7 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 	}
 	kept := fused[:0]
 	for _, x := range fused {
-		if c, ok := metas[x.chunk.ID]; ok && !shown(c, q.Shown) {
+		if c, ok := metas[x.chunk.ID]; ok && !shown(c, q.Shown) && q.Filter.keeps(c) {
 			x.chunk = c
 			kept = append(kept, x)
 		}
@@ -392,7 +399,7 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 	chosen := withContext(ix.ws, ix.texts, passages(kept, k, r.PassageDecay), r.ContextLines, r.ContextTokens)
 	var recent []ranked
 	for _, p := range recentPaths {
-		if c, ok := metas[p+"#0"]; ok {
+		if c, ok := metas[p+"#0"]; ok && q.Filter.keeps(c) {
 			recent = append(recent, ranked{chunk: c})
 		}
 	}
@@ -424,7 +431,7 @@ type pendingBM25 struct {
 
 // startBM25 starts ranking the best n chunks of the scopes for text by BM25
 // on another goroutine, unless mode is ModeVector or text is empty.
-func startBM25(ctx context.Context, scopes []*scope, text string, now time.Time, mode string, n int, beside bool) *pendingBM25 {
+func startBM25(ctx context.Context, scopes []*scope, text string, now time.Time, f *Filter, mode string, n int, beside bool) *pendingBM25 {
 	p := &pendingBM25{done: make(chan struct{})}
 	if text == "" || mode == ModeVector {
 		close(p.done)
@@ -432,7 +439,7 @@ func startBM25(ctx context.Context, scopes []*scope, text string, now time.Time,
 	}
 	rank := func() {
 		defer close(p.done)
-		p.list, p.err = bm25Search(ctx, scopes, text, now, n)
+		p.list, p.err = bm25Search(ctx, scopes, text, now, n, f)
 		if errors.Is(p.err, errNoWords) {
 			p.noWords, p.err = true, nil
 		}

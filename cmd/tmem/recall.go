@@ -26,6 +26,7 @@ type recallOptions struct {
 	boost        map[string]string
 	tz           string
 	loc          *time.Location
+	filter       recall.Filter
 }
 
 func newRecallCmd(f *factory) *cobra.Command {
@@ -46,10 +47,13 @@ whole lines it covers plus one short line of context before and after
 within its entry (its heading is in the hit's header, not repeated below),
 a copy compaction made of a line shown once (the same words on two days
 are two hits), and the --recency-depth most recent weekly summaries are
-always included.`,
+always included. --kind, --since and --until keep only hits of those kinds
+and days, the recency pass's too; they filter every chunk before the best
+are kept.`,
 		Example: `  tmem recall --teammate beacon "search alias cutover"
   tmem recall --teammate beacon,quill -k 5 --json "kestrel demo"
-  tmem recall --all --no-sync "release freeze"`,
+  tmem recall --all --no-sync "release freeze"
+  tmem recall --teammate beacon --kind weekly,monthly --since 2026-10-01 "backfill"`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.perTaskGC()
@@ -75,6 +79,9 @@ always included.`,
 	fl.BoolVar(&opts.noSync, "no-sync", false, "search the index as it is, without syncing it with the files")
 	fl.IntVar(&opts.recencyDepth, "recency-depth", recall.DefaultRanking.RecencyDepth, "most recent weekly summaries always included (0: none)")
 	fl.StringVar(&opts.tz, "tz", "", "time zone of today (whose daily is not searched) and of relative dates in QUERY, an IANA name (default: local)")
+	fl.StringSliceVar(&opts.filter.Kinds, "kind", nil, "only hits of these kinds: "+strings.Join(recall.HitKinds, ", ")+" (comma-separated or repeated)")
+	fl.StringVar(&opts.filter.Since, "since", "", "only hits of days on or after this day, YYYY-MM-DD: a daily's day, a summary's whole period, another memory's date (undated ones are left out)")
+	fl.StringVar(&opts.filter.Until, "until", "", "only hits of days on or before this day, YYYY-MM-DD, as for --since")
 	fl.StringToStringVar(&opts.boost, "boost", nil, "score multiplier per kind, e.g. typed=1.3,daily=0.9; a kind not given keeps its default")
 	// The flag starts empty and rankingFlag lays what it is given over the
 	// defaults: help shows those, once, where it shows every default.
@@ -89,6 +96,9 @@ func (o *recallOptions) check() error {
 	}
 	if o.recencyDepth < 0 {
 		return usageErrorf("--recency-depth %d: want 0 (none) or more", o.recencyDepth)
+	}
+	if err := o.filter.Check(); err != nil {
+		return usageErrorf("%v", err)
 	}
 	var err error
 	o.loc, err = zoneFlag(o.tz)
@@ -120,7 +130,7 @@ func (f *factory) printRecall(ctx context.Context, opts *recallOptions, text str
 	if err != nil {
 		return err
 	}
-	hits, err := ix.Search(ctx, recall.Query{Text: text, Teammates: names, K: opts.k, NoSync: opts.noSync, RecencyDepth: depth, Now: clock().In(opts.loc)})
+	hits, err := ix.Search(ctx, recall.Query{Text: text, Teammates: names, K: opts.k, NoSync: opts.noSync, RecencyDepth: depth, Now: clock().In(opts.loc), Filter: &opts.filter})
 	if err != nil {
 		return err
 	}

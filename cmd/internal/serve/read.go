@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
-	"time"
 
 	memctx "github.com/tmemhq/tmem/context"
-	"github.com/tmemhq/tmem/layout"
 	"github.com/tmemhq/tmem/recall"
 )
 
@@ -87,8 +85,8 @@ type SearchInput struct {
 	Teammates []string `json:"teammates,omitempty" jsonschema:"teammates to search (with the shared CROSS-TEAM.md), each named once; default: the session's own teammate, or everyone the session may read"`
 	K         int      `json:"k,omitempty" jsonschema:"how many hits; default 10, at most 100"`
 	Kinds     []string `json:"kinds,omitempty" jsonschema:"only hits of these kinds: typed, weekly, monthly, daily, wisdom, crossteam, archive"`
-	Since     string   `json:"since,omitempty" jsonschema:"only hits dated on or after this day, YYYY-MM-DD"`
-	Until     string   `json:"until,omitempty" jsonschema:"only hits dated on or before this day, YYYY-MM-DD"`
+	Since     string   `json:"since,omitempty" jsonschema:"only hits of days on or after this day, YYYY-MM-DD: a daily's day, a summary's whole period, another memory's date; undated hits are left out"`
+	Until     string   `json:"until,omitempty" jsonschema:"only hits of days on or before this day, YYYY-MM-DD, as for since"`
 }
 
 // SearchOutput is the ranked hits, best first.
@@ -105,9 +103,6 @@ type SearchHit struct {
 	Cut string `json:"cut,omitempty" jsonschema:"why the text stops short of the hit's lines: hit (a hit shows at most 8 KiB) or answer (the hits of one answer show at most 128 KiB together); memory_get with the ref reads them"`
 }
 
-// searchKinds are the kinds a hit can have.
-var searchKinds = []string{"typed", "weekly", "monthly", "daily", "wisdom", "crossteam", "archive"}
-
 // Search runs a recall query within the session's scope.
 func (s *Service) Search(ctx context.Context, in SearchInput) (SearchOutput, error) {
 	if strings.TrimSpace(in.Query) == "" {
@@ -119,7 +114,7 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (SearchOutput, err
 	if in.K == 0 {
 		in.K = 10
 	}
-	f, err := newHitFilter(in)
+	f, err := searchFilter(in)
 	if err != nil {
 		return SearchOutput{}, err
 	}
@@ -127,11 +122,7 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (SearchOutput, err
 	if err != nil {
 		return SearchOutput{}, err
 	}
-	k := in.K
-	if f.active() {
-		k = max(5*in.K, 50) // filtered after ranking: ask for more
-	}
-	hits, err := s.search(ctx, recall.Query{Text: in.Query, Teammates: names, K: k})
+	hits, err := s.search(ctx, recall.Query{Text: in.Query, Teammates: names, K: in.K, Filter: f})
 	if err != nil {
 		return SearchOutput{}, err
 	}
@@ -139,13 +130,8 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (SearchOutput, err
 	if s.ix.HasVectors() {
 		out.Mode = recall.ModeHybrid
 	}
-	for _, h := range hits {
-		if len(out.Hits) == in.K {
-			break
-		}
-		if f.keep(h) {
-			out.Hits = append(out.Hits, SearchHit{Ref: fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine), Hit: h})
-		}
+	for _, h := range hits[:min(len(hits), in.K)] { // k at most, the recency pass's too
+		out.Hits = append(out.Hits, SearchHit{Ref: fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine), Hit: h})
 	}
 	boundHits(out.Hits)
 	if out.Mode == recall.ModeBM25 && !matched(hits) && !recall.HasWords(in.Query, s.now()) {
@@ -216,51 +202,14 @@ func matched(hits []recall.Hit) bool {
 	return false
 }
 
-// hitFilter keeps hits of some kinds and dates.
-type hitFilter struct {
-	kinds        map[string]bool
-	since, until string
-}
-
-func newHitFilter(in SearchInput) (hitFilter, error) {
-	f := hitFilter{since: in.Since, until: in.Until}
-	for _, d := range []struct{ field, v string }{{"since", in.Since}, {"until", in.Until}} {
-		if d.v == "" {
-			continue
-		}
-		if _, err := time.Parse(layout.DateLayout, d.v); err != nil {
-			return f, fmt.Errorf("%s %q: want a day as YYYY-MM-DD", d.field, d.v)
-		}
+// searchFilter is the recall filter of a search's kinds and days: nil
+// when it asks for none.
+func searchFilter(in SearchInput) (*recall.Filter, error) {
+	if len(in.Kinds) == 0 && in.Since == "" && in.Until == "" {
+		return nil, nil
 	}
-	if f.since != "" && f.until != "" && f.since > f.until {
-		return f, fmt.Errorf("since %s is after until %s: no day is in between", f.since, f.until)
-	}
-	for _, k := range in.Kinds {
-		if !contains(searchKinds, k) {
-			return f, fmt.Errorf("kinds: %q is not a kind; want %s", k, strings.Join(searchKinds, ", "))
-		}
-		if f.kinds == nil {
-			f.kinds = map[string]bool{}
-		}
-		f.kinds[k] = true
-	}
-	return f, nil
-}
-
-func (f hitFilter) active() bool { return f.kinds != nil || f.since != "" || f.until != "" }
-
-// keep says whether h passes; with a date range, undated hits do not.
-func (f hitFilter) keep(h recall.Hit) bool {
-	if f.kinds != nil && !f.kinds[h.Kind] {
-		return false
-	}
-	if f.since != "" && (h.Date == "" || h.Date < f.since) {
-		return false
-	}
-	if f.until != "" && (h.Date == "" || h.Date > f.until) {
-		return false
-	}
-	return true
+	f := &recall.Filter{Kinds: in.Kinds, Since: in.Since, Until: in.Until}
+	return f, f.Check()
 }
 
 func contains(list []string, s string) bool {

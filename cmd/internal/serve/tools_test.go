@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -111,5 +112,33 @@ func TestSearchTeammateList(t *testing.T) {
 		if h.Teammate != "beacon" && h.Path != "CROSS-TEAM.md" {
 			t.Errorf("hit %s is not beacon's", h.Ref)
 		}
+	}
+}
+
+// TestSearchFilters asks memory_search for hits of some kinds and days: a
+// weekly summary is found by any day of its week (its date is the
+// Monday), and every hit is of a kind asked for.
+func TestSearchFilters(t *testing.T) {
+	cs := connect(t, exampleService(t))
+	var out SearchOutput
+	callOK(t, cs, "memory_search", map[string]any{"query": "backfill 31 million rows", "since": "2026-10-22", "until": "2026-10-22"}, &out)
+	if len(out.Hits) != 1 || out.Hits[0].Path != "beacon/memory/weekly/2026-W43.md" {
+		t.Errorf("on 2026-10-22: hits %+v, want the weekly of 2026-W43 alone", out.Hits)
+	}
+	for _, kinds := range [][]string{{"typed"}, {"weekly", "daily"}} {
+		out = SearchOutput{}
+		callOK(t, cs, "memory_search", map[string]any{"query": "backfill", "kinds": kinds, "k": 2}, &out)
+		if len(out.Hits) == 0 {
+			t.Errorf("kinds %v: no hits", kinds)
+		}
+		for _, h := range out.Hits {
+			if !slices.Contains(kinds, h.Kind) {
+				t.Errorf("kinds %v: hit %s is %s", kinds, h.Ref, h.Kind)
+			}
+		}
+	}
+	res := call(t, cs, "memory_search", map[string]any{"query": "backfill", "since": "2026-10-23", "until": "2026-10-22"})
+	if !res.IsError || !strings.Contains(texts(res), "since 2026-10-23 is after until 2026-10-22") {
+		t.Errorf("since after until: %q, want it refused", texts(res))
 	}
 }
