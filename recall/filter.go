@@ -43,7 +43,7 @@ func (f *Filter) Check() error {
 	}
 	for _, k := range f.Kinds {
 		if !slices.Contains(HitKinds, k) {
-			return fmt.Errorf("kind %q: no hit has it; want %s", k, strings.Join(HitKinds, ", "))
+			return fmt.Errorf("kind %q is not a kind; want %s", k, strings.Join(HitKinds, ", "))
 		}
 	}
 	for _, d := range []struct{ name, v string }{{"since", f.Since}, {"until", f.Until}} {

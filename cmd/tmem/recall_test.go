@@ -40,7 +40,7 @@ func TestRecallCommand(t *testing.T) {
 		{name: "huge boost", args: []string{"recall", "--teammate", "beacon", "--boost", "typed=1e300", "bulk"}, wantCode: 2, wantErr: "--boost typed=1e300: want a positive number"},
 		{name: "bad k", args: []string{"recall", "--teammate", "beacon", "-k", "0", "bulk"}, wantCode: 2, wantErr: "-k 0"},
 		{name: "kind filter", args: []string{"recall", "--teammate", "beacon", "--kind", "daily", "--recency-depth", "0", "bulk lookup"}, wantOut: "beacon/memory/2026-", notInOut: "project_bulk_lookup.md"},
-		{name: "bad kind", args: []string{"recall", "--teammate", "beacon", "--kind", "soul", "bulk"}, wantCode: 2, wantErr: `kind "soul": no hit has it`},
+		{name: "bad kind", args: []string{"recall", "--teammate", "beacon", "--kind", "soul", "bulk"}, wantCode: 2, wantErr: `kind "soul" is not a kind`},
 		{name: "bad since", args: []string{"recall", "--teammate", "beacon", "--since", "May", "bulk"}, wantCode: 2, wantErr: `since "May": want a day as YYYY-MM-DD`},
 		{name: "index is silent off a terminal", args: []string{"-q", "index", "--rebuild"}, quietErr: true},
 		{name: "index says what it did under -v", args: []string{"-v", "index"}, wantErr: "indexed"},
