@@ -10,10 +10,10 @@ import (
 )
 
 // TestZoneDailyReachable builds in a time zone whose date is not the
-// clock's own, with a real recall index opened on the clock: a daily just
-// outside the builder's recent window (east: a day older than it; west:
-// the clock's today, a day after the zone's) is not shown with the daily
-// logs, so recall must find it, once.
+// clock's own, with a real recall index opened on the clock: a daily at
+// an edge of the builder's recent window (east: a day older than it, which
+// recall must find; west: the clock's today, a day after the zone's, which
+// the daily logs show) is in the stack once.
 func TestZoneDailyReachable(t *testing.T) {
 	cases := []struct {
 		name  string

@@ -159,18 +159,22 @@ func (w *Workspace) memoryFiles(name, sub string, ents []fs.DirEntry) (out []Fil
 }
 
 // RecentDailies returns the teammate's daily logs of the days days up to
-// now's, as Files would list them, by looking each name up instead of
-// listing the memory folder: a prompt needs only those, and years of
-// memory make the folder long. Days without a regular file are left out,
-// as Files leaves them.
+// now's, and after them up to LatestDay(now) (see InRecentWindow), as Files would list
+// them, by looking each name up instead of listing the memory folder: a
+// prompt needs only those, and years of memory make the folder long. Days
+// without a regular file are left out, as Files leaves them.
 func (w *Workspace) RecentDailies(name string, now time.Time, days int) ([]File, error) {
 	if err := ValidateName(name); err != nil {
 		return nil, err
 	}
 	var out []File
 	today := Day(now)
-	for i := days - 1; i >= 0; i-- {
-		fn := today.AddDate(0, 0, -i).Format(DateLayout) + ".md"
+	if days <= 0 {
+		return nil, nil
+	}
+	latest := LatestDay(now)
+	for d := today.AddDate(0, 0, -(days - 1)); !d.After(latest); d = d.AddDate(0, 0, 1) {
+		fn := d.Format(DateLayout) + ".md"
 		f := Classify(name, "memory", fn)
 		st, err := w.Stat(f.Path)
 		if err != nil || !st.Mode().IsRegular() {

@@ -20,18 +20,30 @@ func Day(t time.Time) time.Time {
 }
 
 // InRecentWindow reports whether a daily log for day falls within the days
-// most recent days ending at now (day and now are compared as dates).
-// Days are counted on the calendar, so no number of days overflows.
+// most recent days ending at now (day and now are compared as dates), or
+// after them up to LatestDay(now): a log written by a clock in a zone ahead
+// (the evening in New York is the next morning in UTC) is as recent as
+// today's, and is shown, not dropped as future. Days are counted on the
+// calendar, so no number of days overflows.
 func InRecentWindow(day, now time.Time, days int) bool {
 	today, d := Day(now), Day(day)
 	switch {
-	case days <= 0 || d.After(today):
+	case days <= 0 || d.After(LatestDay(now)):
 		return false
 	case days > maxWindowDays:
 		return true
 	}
 	return d.After(today.AddDate(0, 0, -days))
 }
+
+// LatestDay is the date it is at now somewhere on Earth: in the zone
+// furthest ahead, UTC+14. A daily dated after it cannot have been written
+// by any clock yet; one dated up to it can, in a zone ahead of now's.
+func LatestDay(now time.Time) time.Time {
+	return Day(now.In(furthestAhead))
+}
+
+var furthestAhead = time.FixedZone("UTC+14", 14*3600)
 
 // maxWindowDays is a window longer than any calendar date tmem reads.
 const maxWindowDays = 1 << 22

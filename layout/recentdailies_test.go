@@ -8,11 +8,12 @@ import (
 )
 
 // RecentDailies finds by name what Files lists among the recent dailies,
-// and leaves out what Files leaves out.
+// and leaves out what Files leaves out. At 10:00 UTC on the 20th it is the
+// 21st in UTC+14: that day's daily is recent, the 22nd's is not.
 func TestRecentDailies(t *testing.T) {
 	ws := newWorkspace(t, "beacon")
 	now := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
-	for _, day := range []string{"2026-11-20", "2026-11-18", "2026-11-14", "2026-11-13", "2026-11-21"} {
+	for _, day := range []string{"2026-11-20", "2026-11-18", "2026-11-14", "2026-11-13", "2026-11-21", "2026-11-22"} {
 		if err := ws.WriteFile("beacon/memory/"+day+".md", []byte("# "+day+"\n")); err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +45,7 @@ func TestRecentDailies(t *testing.T) {
 		}
 		paths = append(paths, f.Path)
 	}
-	if strings.Join(paths, " ") != strings.Join(want, " ") || len(paths) != 3 {
+	if strings.Join(paths, " ") != strings.Join(want, " ") || len(paths) != 4 {
 		t.Errorf("RecentDailies = %v, Files' recent dailies = %v", paths, want)
 	}
 }

@@ -71,12 +71,14 @@ func TestInRecentWindow(t *testing.T) {
 		days int
 		want bool
 	}{
-		{"2026-11-20", RecentDays, true}, {"2026-11-14", RecentDays, true}, {"2026-11-13", RecentDays, false}, {"2026-11-21", RecentDays, false},
+		{"2026-11-20", RecentDays, true}, {"2026-11-14", RecentDays, true}, {"2026-11-13", RecentDays, false},
+		// A day ahead: written in a zone ahead of now's; two are not.
+		{"2026-11-21", RecentDays, true}, {"2026-11-22", RecentDays, false}, {"2026-11-21", 1, true},
 		{"2026-11-20", 0, false}, {"2026-11-20", -1, false},
 		{"2025-11-21", 365, true}, {"2025-11-20", 365, false},
 		// Days whose nanoseconds overflow a time.Duration.
 		{"2000-01-01", 106_752, true}, {"2000-01-01", 200_000, true}, {"1500-01-01", 200_000, true},
-		{"1500-01-01", int(^uint(0) >> 1), true}, {"2026-11-21", int(^uint(0) >> 1), false},
+		{"1500-01-01", int(^uint(0) >> 1), true}, {"2026-11-22", int(^uint(0) >> 1), false},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s within %d days", tt.date, tt.days), func(t *testing.T) {

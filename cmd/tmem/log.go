@@ -12,6 +12,7 @@ type logOptions struct {
 	teammate    string
 	heading     string
 	allowSecret bool
+	tz          string
 }
 
 func newLogCmd(f *factory) *cobra.Command {
@@ -45,6 +46,7 @@ token, a password) is refused unless --allow-secret.`,
 	cmd.Flags().StringVar(&opts.teammate, "teammate", "", "teammate whose log to append to")
 	cmd.Flags().StringVar(&opts.heading, "heading", "", "the entry's heading")
 	cmd.Flags().BoolVar(&opts.allowSecret, "allow-secret", false, "write the entry even if it looks like it holds a secret")
+	cmd.Flags().StringVar(&opts.tz, "tz", "", "time zone of today, whose daily log the entry goes in, an IANA name (default: local); give tmem context the same")
 	return cmd
 }
 
@@ -58,6 +60,10 @@ func (f *factory) log(ctx context.Context, opts *logOptions, heading, text strin
 	if err != nil {
 		return err
 	}
-	rel, err := ws.AppendDaily(ctx, opts.teammate, now, heading, text, writeOptions(opts.allowSecret)...)
+	loc, err := zoneFlag(opts.tz)
+	if err != nil {
+		return err
+	}
+	rel, err := ws.AppendDaily(ctx, opts.teammate, now.In(loc), heading, text, writeOptions(opts.allowSecret)...)
 	return f.reportWrite(rel, "appended to", err)
 }

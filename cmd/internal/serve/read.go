@@ -122,7 +122,7 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (SearchOutput, err
 	if err != nil {
 		return SearchOutput{}, err
 	}
-	hits, err := s.search(ctx, recall.Query{Text: in.Query, Teammates: names, K: in.K, Filter: f})
+	hits, err := s.search(ctx, recall.Query{Text: in.Query, Teammates: names, K: in.K, Filter: f, Now: s.localNow()})
 	if err != nil {
 		return SearchOutput{}, err
 	}
@@ -134,7 +134,7 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (SearchOutput, err
 		out.Hits = append(out.Hits, SearchHit{Ref: fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine), Hit: h})
 	}
 	boundHits(out.Hits)
-	if out.Mode == recall.ModeBM25 && !matched(hits) && !recall.HasWords(in.Query, s.now()) {
+	if out.Mode == recall.ModeBM25 && !matched(hits) && !recall.HasWords(in.Query, s.localNow()) {
 		out.Notes = append(out.Notes, noWordsNote)
 	}
 	return out, nil

@@ -177,3 +177,12 @@ func (s *Service) Warm(ctx context.Context) {
 	}
 	s.pokeBacklog()
 }
+
+// localNow is the clock in the server's zone: memory_log writes to the
+// daily of the day memory_context calls today.
+func (s *Service) localNow() time.Time {
+	if s.loc != nil {
+		return s.now().In(s.loc)
+	}
+	return s.now()
+}

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/layout/layouttest"
 	"github.com/tmemhq/tmem/recall"
 )
 
@@ -140,5 +142,34 @@ func TestSearchFilters(t *testing.T) {
 	res := call(t, cs, "memory_search", map[string]any{"query": "backfill", "since": "2026-10-23", "until": "2026-10-22"})
 	if !res.IsError || !strings.Contains(texts(res), "since 2026-10-23 is after until 2026-10-22") {
 		t.Errorf("since after until: %q, want it refused", texts(res))
+	}
+}
+
+// TestLogInServerZone serves with a zone (New York) whose day is not the
+// clock's: at 02:00 UTC on the 21st, memory_log writes to the daily of the
+// 20th, the day memory_context calls today.
+func TestLogInServerZone(t *testing.T) {
+	ws := layouttest.Copy(t, filepath.Join("..", "..", "..", "testdata", "example", ".teammates"))
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip("no zone data:", err)
+	}
+	now := func() time.Time { return time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC) }
+	ix, err := recall.Open(ws, recall.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	svc, err := New(Options{Workspace: ws, Index: ix, Now: now, Location: ny})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	var out struct {
+		Path string `json:"path"`
+	}
+	callOK(t, connect(t, svc), "memory_log", map[string]any{"teammate": "beacon", "heading": "Late fix", "text": "Patched the okapi feed."}, &out)
+	if out.Path != "beacon/memory/2026-11-20.md" {
+		t.Errorf("memory_log wrote %s, want beacon/memory/2026-11-20.md", out.Path)
 	}
 }

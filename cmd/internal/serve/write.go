@@ -38,7 +38,7 @@ func (s *Service) Log(ctx context.Context, in LogInput) (WriteOutput, error) {
 		return WriteOutput{}, err
 	}
 	defer done()
-	rel, err := s.ws.AppendDaily(context.WithoutCancel(ctx), name, s.now(), heading, text, layout.Stamped)
+	rel, err := s.ws.AppendDaily(context.WithoutCancel(ctx), name, s.localNow(), heading, text, layout.Stamped)
 	s.fresh.changed()
 	if err != nil {
 		return WriteOutput{}, err
