@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -62,7 +63,11 @@ func Open(dir string) (*Workspace, error) {
 }
 
 // Find walks up from start to the nearest folder holding a .teammates
-// folder.
+// folder. One owned by another user is refused (ErrNotOwned), as git
+// refuses a repository it finds that another user owns: on a shared
+// machine, a .teammates someone else put in /tmp or a shared parent
+// folder would give the agent their instructions and take its memories.
+// Open, for a folder named with --dir or TMEM_DIR, does not ask.
 func Find(start string) (*Workspace, error) {
 	dir, err := filepath.Abs(start)
 	if err != nil {
@@ -70,10 +75,10 @@ func Find(start string) (*Workspace, error) {
 	}
 	for {
 		if filepath.Base(dir) == DirName {
-			return &Workspace{Root: dir}, nil
+			return owned(dir)
 		}
 		if st, err := os.Stat(filepath.Join(dir, DirName)); err == nil && st.IsDir() {
-			return &Workspace{Root: filepath.Join(dir, DirName)}, nil
+			return owned(filepath.Join(dir, DirName))
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -383,4 +388,34 @@ func (w *Workspace) Templates() templates.Overrides {
 		}
 		return b, nil
 	}
+}
+
+// ErrNotOwned is wrapped by Find's error for a workspace another user
+// owns.
+var ErrNotOwned = errors.New("is owned by another user")
+
+// effectiveUID is the user tmem runs as; a test stands in another.
+var effectiveUID = os.Geteuid
+
+// mayUse reports whether a workspace owned by uid is the current user's:
+// its own, or under sudo the invoking user's (as git allows).
+func mayUse(uid int) bool {
+	me := effectiveUID()
+	if uid == me {
+		return true
+	}
+	sudo, err := strconv.Atoi(os.Getenv("SUDO_UID"))
+	return err == nil && me == 0 && uid == sudo
+}
+
+// owned returns the workspace at root unless another user owns it.
+func owned(root string) (*Workspace, error) {
+	st, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("find workspace: %w", err)
+	}
+	if uid, ok := ownerOf(st); ok && !mayUse(uid) {
+		return nil, fmt.Errorf("found %s, which %w (uid %d, not %d): tmem uses a workspace it finds only when it is yours; name it with --dir or TMEM_DIR to use it anyway", quote.IfNeeded(root), ErrNotOwned, uid, effectiveUID())
+	}
+	return &Workspace{Root: root}, nil
 }

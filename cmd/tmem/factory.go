@@ -220,6 +220,8 @@ func (f *factory) exitCode(err error) int {
 	switch {
 	case errors.As(err, &ie):
 		return ie.code()
+	case errors.Is(err, layout.ErrNotOwned):
+		return exitNoWorkspace
 	case errors.Is(err, layout.ErrNoWorkspace):
 		fmt.Fprintf(f.stderr, "hint: run 'tmem init' to create one, or pass --dir PATH\n")
 		return exitNoWorkspace
