@@ -96,8 +96,26 @@ func (g Git) Register(command string) error {
 	if _, err := g.run(nil, "config", "--local", "merge."+DriverName+".name", "tmem memory files, entry by entry"); err != nil {
 		return err
 	}
-	_, err := g.run(nil, "config", "--local", "merge."+DriverName+".driver", command+" merge-driver %O %A %B %P")
+	_, err := g.run(nil, "config", "--local", "merge."+DriverName+".driver", driverCommand(command))
 	return err
+}
+
+// driverCommand is the shell command git runs to merge a memory file with
+// command. Where git cannot find command (a GUI client's PATH, a binary
+// moved or removed), a driver that fails leaves our side alone in the
+// file, without conflict markers: committing it would drop the other
+// side's entries. So the command falls back to git merge-file, which
+// marks the conflicts as a merge without the driver would, and says why.
+func driverCommand(command string) string {
+	q := shellQuote(command)
+	return "if command -v " + q + " >/dev/null 2>&1; then " + q + " merge-driver %O %A %B %P; " +
+		"else echo \"tmem merge driver: \"" + q + "\" not found; merging %P line by line, with conflict markers\" >&2; " +
+		"git merge-file -L ours -L base -L theirs %A %O %B; fi"
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // ResolveDeleted settles the modify/delete conflicts a merge left on daily

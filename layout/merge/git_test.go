@@ -133,3 +133,23 @@ func sortStrings(s []string) {
 		}
 	}
 }
+
+// TestDriverMissingKeepsBothSides registers the driver to run a program
+// git cannot find (a path with a space, not there): the merge falls back
+// to git merge-file, so the daily holds both machines' entries between
+// conflict markers, and git says why, rather than keeping ours alone.
+func TestDriverMissingKeepsBothSides(t *testing.T) {
+	b, out := twoClones(t, useMissing)
+	if out == "" {
+		t.Fatal("the merge succeeded without a driver to run")
+	}
+	daily := string(b.read(t, dailyRel))
+	for _, want := range []string{"<<<<<<< ours", ">>>>>>> theirs", "Machine 0 ran the suite", "Machine 1 ran the suite", "Machine 0 cleaned up", "Machine 1 cleaned up"} {
+		if !strings.Contains(daily, want) {
+			t.Errorf("the daily lacks %q:\n%s", want, daily)
+		}
+	}
+	if !strings.Contains(out, "not found; merging '.teammates/"+dailyRel+"' line by line") {
+		t.Errorf("git's output does not say the driver was not found:\n%s", out)
+	}
+}

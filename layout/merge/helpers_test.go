@@ -60,6 +60,8 @@ type strategy string
 const (
 	useDriver strategy = "driver"
 	useUnion  strategy = "union"
+	// useMissing registers the driver to run a program that is not there.
+	useMissing strategy = "missing"
 )
 
 // clone is one machine's checkout of the shared repository.
@@ -103,12 +105,17 @@ func newClone(t *testing.T, origin, name string, s strategy) *clone {
 
 func open(t *testing.T, dir string, s strategy) *clone {
 	t.Helper()
-	if s == useDriver {
+	switch s {
+	case useDriver:
 		exe, err := os.Executable()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := (merge.Git{Dir: dir}).Register(exe); err != nil {
+			t.Fatal(err)
+		}
+	case useMissing:
+		if err := (merge.Git{Dir: dir}).Register(filepath.Join(t.TempDir(), "no such tmem")); err != nil {
 			t.Fatal(err)
 		}
 	}
