@@ -80,14 +80,27 @@ func (g Git) InRepo() bool {
 	return err == nil && strings.TrimSpace(string(out)) == "true"
 }
 
-// Registered reports whether the repository's config defines the driver.
-func (g Git) Registered() (bool, error) {
+// driver is the command the repository's config defines for the driver,
+// "" when none.
+func (g Git) driver() (string, error) {
 	out, err := g.run(nil, "config", "--get", "merge."+DriverName+".driver")
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() == 1 {
-		return false, nil
+		return "", nil
 	}
-	return strings.TrimSpace(string(out)) != "", err
+	return strings.TrimSpace(string(out)), err
+}
+
+// oldDriverArgs ends the command an earlier tmem registered, which ran
+// the program bare, with no fallback where git cannot find it.
+const oldDriverArgs = " merge-driver %O %A %B %P"
+
+// withoutFallback returns the program of a driver command an earlier tmem
+// registered; ok is false for any other command (the current one, or one
+// a person wrote).
+func withoutFallback(v string) (program string, ok bool) {
+	program, ok = strings.CutSuffix(v, oldDriverArgs)
+	return program, ok && program != "" && !strings.ContainsAny(program, " '\"$;|&")
 }
 
 // Register defines the driver in the repository's local config (never the
