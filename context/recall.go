@@ -86,7 +86,9 @@ func (b *builder) recallHits(ctx context.Context, r Recaller, wait time.Duration
 		rep.Mode = RecallBM25
 		b.man.Notes = append(b.man.Notes, "no embedding model: recall ranked memories by BM25 keywords only")
 	}
-	hits, err := r.Search(ctx, recall.Query{Text: rep.Query, Teammates: []string{b.mate.Name}, K: rep.K, Now: b.now, Shown: b.shownDailies(), LockWait: wait})
+	q := recall.Query{Text: rep.Query, Teammates: []string{b.mate.Name}, K: rep.K, Now: b.now, Shown: b.shownDailies(), LockWait: wait}
+	q.NotIndexed = func(why []string) { b.man.Notes = append(b.man.Notes, recall.NotIndexedNotes(why)...) }
+	hits, err := r.Search(ctx, q)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("build context: recall: %w", ctx.Err())

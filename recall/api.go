@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -45,6 +46,11 @@ type Query struct {
 	Shown []Lines
 	// Filter, when set, keeps only hits of some kinds and days.
 	Filter *Filter
+	// NotIndexed, when set, is called once a search succeeds with why
+	// each file of the searched indexes was left out of them (it does not
+	// parse, it is over a limit, it cannot be read), as file:line:
+	// message: no hit comes from it, and the caller can say so.
+	NotIndexed func(why []string)
 	// LockWait bounds the wait for an index another call or process
 	// holds; 0 means Options.LockTimeout. The context builder, which can
 	// do without recall, waits less than a search that cannot.
@@ -99,3 +105,20 @@ type Hit struct {
 
 // Clock is injected so that "older than 7 days" is testable.
 type Clock func() time.Time
+
+// NotIndexedNotes turns the reasons Query.NotIndexed is given into notes
+// for a caller to show: one a file, at most maxNotIndexedNotes, then how
+// many more there are (tmem doctor lists them all).
+func NotIndexedNotes(why []string) []string {
+	var out []string
+	for i, w := range why {
+		if i == maxNotIndexedNotes {
+			out = append(out, fmt.Sprintf("%d more files not indexed: tmem doctor lists them", len(why)-i))
+			break
+		}
+		out = append(out, "not indexed, so never recalled: "+w)
+	}
+	return out
+}
+
+const maxNotIndexedNotes = 10

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"os"
+	"slices"
 )
 
 // SchemaVersion changes whenever what the index stores changes; an index
@@ -31,6 +32,29 @@ type manifest struct {
 	// Stats is what BM25 needs of the whole index: a header-only read
 	// fills it in from the header; encode sums it up from Files.
 	Stats fieldStats
+	// NotIndexed is, from a header-only read, why each file listed but
+	// not indexed was left out (see notIndexed).
+	NotIndexed []string
+}
+
+// notIndexed lists why each file listed but not indexed was left out, by
+// path: from Files when they were read, else from the header.
+func (m *manifest) notIndexed() []string {
+	if m.Files == nil {
+		return m.NotIndexed
+	}
+	paths := make([]string, 0)
+	for p, f := range m.Files {
+		if f.Err != "" {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = m.Files[p].Err
+	}
+	return out
 }
 
 type fileState struct {
@@ -107,6 +131,7 @@ type manifestHeader struct {
 	Store      []storeFile
 	Weeklies   []weeklyRef
 	Stats      fieldStats
+	NotIndexed []string
 }
 
 type weeklyRef struct{ Path, Date string }
@@ -128,7 +153,7 @@ func (m *manifest) weeklies() []weeklyRef {
 func (m *manifest) encode() ([]byte, error) {
 	var head, files bytes.Buffer
 	m.Stats = m.stats()
-	h := manifestHeader{Schema: m.Schema, Chunker: m.Chunker, Embedder: m.Embedder, Unembedded: m.Unembedded, Store: m.Store, Weeklies: m.weeklies(), Stats: m.Stats}
+	h := manifestHeader{Schema: m.Schema, Chunker: m.Chunker, Embedder: m.Embedder, Unembedded: m.Unembedded, Store: m.Store, Weeklies: m.weeklies(), Stats: m.Stats, NotIndexed: m.notIndexed()}
 	if err := gob.NewEncoder(&head).Encode(h); err != nil {
 		return nil, fmt.Errorf("encode manifest: %w", err)
 	}
@@ -177,7 +202,7 @@ func decodeManifest(b []byte, headerOnly bool) (*manifest, []weeklyRef, error) {
 	if err := gob.NewDecoder(bytes.NewReader(payload[:hl])).Decode(&head); err != nil {
 		return nil, nil, fmt.Errorf("manifest: %v: %w", err, errCorrupt)
 	}
-	m := &manifest{Schema: head.Schema, Chunker: head.Chunker, Embedder: head.Embedder, Unembedded: head.Unembedded, Store: head.Store, Stats: head.Stats}
+	m := &manifest{Schema: head.Schema, Chunker: head.Chunker, Embedder: head.Embedder, Unembedded: head.Unembedded, Store: head.Store, Stats: head.Stats, NotIndexed: head.NotIndexed}
 	if headerOnly {
 		return m, head.Weeklies, nil
 	}

@@ -56,3 +56,33 @@ func chtimes(t *testing.T, path string, at time.Time) {
 		t.Fatal(err)
 	}
 }
+
+// TestSearchSaysWhatIsNotIndexed: a typed memory whose frontmatter does
+// not close is left out of the index; every search of its teammate says
+// so through Query.NotIndexed, a search that reads only the manifest's
+// header too, until the file is mended.
+func TestSearchSaysWhatIsNotIndexed(t *testing.T) {
+	ws := newWorkspace(t, "ws")
+	const rel = "beacon/memory/feedback_heron.md"
+	writeFile(t, ws, rel, "---\nname: Heron\ndescription: d\ntype: feedback\n\nHerons must be fed at dawn.\n")
+	ix, _ := openIndex(t, ws, Options{})
+	search := func(noSync bool) []string {
+		var got []string
+		q := Query{Text: "heron", Teammates: []string{"beacon"}, NoSync: noSync, NotIndexed: func(why []string) { got = why }}
+		runSearch(t, ix, q)
+		return got
+	}
+	for _, noSync := range []bool{false, true} {
+		got := search(noSync)
+		if len(got) != 1 || !strings.HasPrefix(got[0], rel+":1: ") || !strings.Contains(got[0], "frontmatter") {
+			t.Errorf("no-sync %v: not indexed %q, want %s:1 and why", noSync, got, rel)
+		}
+	}
+	if notes := NotIndexedNotes([]string{"a.md:1: x"}); len(notes) != 1 || !strings.Contains(notes[0], "a.md:1: x") {
+		t.Errorf("notes %q", notes)
+	}
+	writeFile(t, ws, rel, "---\nname: Heron\ndescription: d\ntype: feedback\n---\n\nHerons must be fed at dawn.\n")
+	if got := search(false); len(got) != 0 {
+		t.Errorf("mended: not indexed %q, want none", got)
+	}
+}

@@ -149,6 +149,15 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 	if cerr := checkUnlocked(scopes); cerr != nil {
 		return nil, cerr
 	}
+	if err == nil && q.NotIndexed != nil {
+		var why []string
+		for _, s := range scopes {
+			if s.man != nil {
+				why = append(why, s.man.notIndexed()...)
+			}
+		}
+		q.NotIndexed(why)
+	}
 	return hits, err
 }
 

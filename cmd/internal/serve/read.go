@@ -93,7 +93,7 @@ type SearchInput struct {
 type SearchOutput struct {
 	Mode  string      `json:"mode" jsonschema:"hybrid (BM25 and vectors) or bm25 (no embedding model)"`
 	Hits  []SearchHit `json:"hits"`
-	Notes []string    `json:"notes,omitempty" jsonschema:"what the search could not do: a query with no word to search for"`
+	Notes []string    `json:"notes,omitempty" jsonschema:"what the search could not do: a query with no word to search for, files of the searched teammates left out of the index (file:line: why)"`
 }
 
 // SearchHit is one file's best passage.
@@ -122,11 +122,14 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (SearchOutput, err
 	if err != nil {
 		return SearchOutput{}, err
 	}
-	hits, err := s.search(ctx, recall.Query{Text: in.Query, Teammates: names, K: in.K, Filter: f, Now: s.localNow()})
+	var notes []string
+	q := recall.Query{Text: in.Query, Teammates: names, K: in.K, Filter: f, Now: s.localNow()}
+	q.NotIndexed = func(why []string) { notes = recall.NotIndexedNotes(why) }
+	hits, err := s.search(ctx, q)
 	if err != nil {
 		return SearchOutput{}, err
 	}
-	out := SearchOutput{Mode: recall.ModeBM25, Hits: []SearchHit{}}
+	out := SearchOutput{Mode: recall.ModeBM25, Hits: []SearchHit{}, Notes: notes}
 	if s.ix.HasVectors() {
 		out.Mode = recall.ModeHybrid
 	}

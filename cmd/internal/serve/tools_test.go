@@ -173,3 +173,25 @@ func TestLogInServerZone(t *testing.T) {
 		t.Errorf("memory_log wrote %s, want beacon/memory/2026-11-20.md", out.Path)
 	}
 }
+
+// TestNotesNameFilesNotIndexed: a hand-edited typed memory whose
+// frontmatter does not close is in no hit; memory_search and
+// memory_context say so in their notes, with its file and line, instead
+// of only the server's stderr, which agent CLIs do not show.
+func TestNotesNameFilesNotIndexed(t *testing.T) {
+	ws := layouttest.Copy(t, filepath.Join("..", "..", "..", "testdata", "example", ".teammates"))
+	const rel = "beacon/memory/feedback_heron.md"
+	if err := ws.WriteFile(rel, []byte("---\nname: Heron\ndescription: d\ntype: feedback\n\nHerons must be fed at dawn.\n")); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, serviceOf(t, ws, ""))
+	var search SearchOutput
+	callOK(t, cs, "memory_search", map[string]any{"query": "heron", "teammates": []string{"beacon"}}, &search)
+	var stack ContextOutput
+	callOK(t, cs, "memory_context", map[string]any{"teammate": "beacon", "task": "heron feeding"}, &stack)
+	for name, notes := range map[string][]string{"memory_search": search.Notes, "memory_context": stack.Notes} {
+		if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, rel+":1: ") }) {
+			t.Errorf("%s notes %q do not name %s:1", name, notes, rel)
+		}
+	}
+}
