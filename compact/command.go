@@ -22,6 +22,7 @@ type Command struct {
 	Timeout   time.Duration       // per call; 0 means 2 minutes
 	Templates templates.Overrides // the workspace's prompt template overrides; may be nil
 	Env       []string            // extra environment, KEY=VALUE; nil inherits
+	Dir       string              // the folder it runs in; "" is tmem's own
 }
 
 // OutputCap is the most a model may answer for a request: a few times its
@@ -53,6 +54,7 @@ func (c Command) Summarize(ctx context.Context, req Request) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
+	cmd.Dir = c.Dir
 	if c.Env != nil {
 		cmd.Env = append(cmd.Environ(), c.Env...)
 	}

@@ -271,7 +271,7 @@ func (c Config) NewSummarizer(name string, ws *layout.Workspace, env SummarizerE
 		if err := c.trusted(ws, name, env); err != nil {
 			return nil, err
 		}
-		return Command{Argv: c.Command, Timeout: timeout, Templates: ws.Templates()}, nil
+		return Command{Argv: c.Command, Timeout: timeout, Templates: ws.Templates(), Dir: ProjectDir(ws)}, nil
 	case "openai":
 		o := c.OpenAI
 		if o.BaseURL == "" || o.Model == "" {

@@ -57,7 +57,10 @@ func TestConfig(t *testing.T) {
 				if s.Templates == nil {
 					t.Error("no template overrides")
 				}
-				s.Templates = nil
+				if s.Dir != ProjectDir(ws) {
+					t.Errorf("runs in %q, want the project folder %q", s.Dir, ProjectDir(ws))
+				}
+				s.Templates, s.Dir = nil, ""
 				got = s
 			case OpenAI:
 				if s.Templates == nil {

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,11 +36,80 @@ type Reach struct {
 	Command   []string `json:"command,omitempty"`     // a program and its arguments
 	BaseURL   string   `json:"base_url,omitempty"`    // an endpoint memory is sent to
 	APIKeyEnv string   `json:"api_key_env,omitempty"` // the variable whose value goes with it
+	// Files are the files in the project folder that the command's
+	// arguments name (a script it runs): path (slash-separated, relative
+	// to the project folder) to the SHA-256 of its content.
+	Files map[string]string `json:"files,omitempty"`
 }
 
-// Reach returns what the settings reach beyond the workspace's files.
+// Reach returns what the settings reach beyond the workspace's files,
+// files the command names aside (see ReachIn).
 func (c Config) Reach() Reach {
 	return Reach{Command: c.Command, BaseURL: c.OpenAI.BaseURL, APIKeyEnv: c.OpenAI.APIKeyEnv}
+}
+
+// ReachIn is Reach in ws, with the files in its project folder that the
+// command's arguments name: a script in the repository ([sh,
+// scripts/summarize.sh]) is changed by a commit as easily as tmem.yaml,
+// so a trust covers its content too. The command runs in the project
+// folder (ProjectDir), where its relative arguments are looked up here.
+// What the program reads by itself is not covered.
+func (c Config) ReachIn(ws *layout.Workspace) Reach {
+	r := c.Reach()
+	r.Files = namedFiles(ProjectDir(ws), c.Command)
+	return r
+}
+
+// ProjectDir is the folder holding the workspace's .teammates folder:
+// the repository a command summarizer runs in.
+func ProjectDir(ws *layout.Workspace) string { return filepath.Dir(ws.Root) }
+
+// namedFiles hashes each regular file in dir (links resolved) that an
+// argument names, absolutely or relative to dir; nil when there is none.
+func namedFiles(dir string, args []string) map[string]string {
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil
+	}
+	var out map[string]string
+	for _, a := range args {
+		p := a
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			continue
+		}
+		rel, err := filepath.Rel(root, real)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue // outside the project: no commit changes it
+		}
+		if sum, ok := contentSum(real); ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[filepath.ToSlash(rel)] = sum
+		}
+	}
+	return out
+}
+
+// contentSum is the SHA-256 of a regular file's content.
+func contentSum(path string) (string, bool) {
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", false
+	}
+	return hex.EncodeToString(h.Sum(nil)), true
 }
 
 // Empty reports whether the settings reach nothing.
@@ -62,7 +133,11 @@ func (r Reach) String() string {
 		for i, a := range r.Command {
 			q[i] = strconv.Quote(a)
 		}
-		parts = append(parts, "compact.command runs ["+strings.Join(q, ", ")+"]")
+		s := "compact.command runs [" + strings.Join(q, ", ") + "]"
+		if len(r.Files) > 0 {
+			s += " with " + strings.Join(slices.Sorted(maps.Keys(r.Files)), ", ") + " as they are now"
+		}
+		parts = append(parts, s)
 	}
 	if r.BaseURL != "" || r.APIKeyEnv != "" {
 		s := "compact.openai sends memory to " + strconv.Quote(r.BaseURL)
@@ -115,7 +190,7 @@ func (c Config) trusted(ws *layout.Workspace, name string, env SummarizerEnv) er
 // checkTrust refuses the settings behind summarizer name (command or
 // openai) unless trust allows the config's reach.
 func (c Config) checkTrust(ws *layout.Workspace, name string, trust Trust) error {
-	r := c.Reach()
+	r := c.ReachIn(ws)
 	path := ConfigPath(ws)
 	ok := false
 	if trust != nil {

@@ -15,7 +15,7 @@ import (
 func trustedEnv(t *testing.T, ws *layout.Workspace, cfg Config, getenv func(string) string) SummarizerEnv {
 	t.Helper()
 	store := TrustStore{Dir: t.TempDir()}
-	if err := store.Allow(ConfigPath(ws), cfg.Reach().Digest()); err != nil {
+	if err := store.Allow(ConfigPath(ws), cfg.ReachIn(ws).Digest()); err != nil {
 		t.Fatal(err)
 	}
 	return SummarizerEnv{Getenv: getenv, Trust: store}
@@ -206,5 +206,43 @@ func TestCheckTrust(t *testing.T) {
 	quiet := fromTxtar(t, "-- tmem.yaml --\n"+strings.Replace(trustYAML, "summarizer: command", "summarizer: extractive", 1))
 	if fs := CheckTrust(quiet, TrustStore{}); len(fs) != 0 {
 		t.Errorf("extractive: findings %v", fs)
+	}
+}
+
+// TestTrustCoversScriptsInTheProject: a command that runs a script of the
+// repository ([sh, .teammates/sum.sh]) is trusted with the script as it
+// is: a commit that changes the script asks again, as one that changes
+// tmem.yaml does. The command runs in the project folder, so the
+// relative path names the same script whatever folder tmem runs in.
+func TestTrustCoversScriptsInTheProject(t *testing.T) {
+	ws := fromTxtar(t, "-- beacon/SOUL.md --\n# Beacon\n-- tmem.yaml --\ncompact:\n  summarizer: command\n  command: [sh, .teammates/sum.sh]\n"+
+		"-- sum.sh --\ncat >/dev/null; echo '# Week'; echo '- summarised by the script'\n")
+	cfg, err := LoadConfig(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := cfg.ReachIn(ws)
+	if len(r.Files) != 1 || r.Files[".teammates/sum.sh"] == "" || !strings.Contains(r.String(), ".teammates/sum.sh as they are now") {
+		t.Fatalf("reach %+v (%s), want the script's content in it", r, r)
+	}
+	store := TrustStore{Dir: t.TempDir()}
+	if err := store.Allow(ConfigPath(ws), r.Digest()); err != nil {
+		t.Fatal(err)
+	}
+	env := SummarizerEnv{Getenv: func(string) string { return "" }, Trust: store}
+	s, err := cfg.NewSummarizer("", ws, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Summarize(t.Context(), Request{Kind: KindWeekly, Teammate: "beacon", Unit: "2026-W11", Sources: []Source{{Path: "x", Label: "x", Text: "- a"}}})
+	if err != nil || !strings.Contains(out, "summarised by the script") {
+		t.Fatalf("Summarize = %q, %v; want the script's answer", out, err)
+	}
+	if err := os.WriteFile(ws.Abs("sum.sh"), []byte("cat >/dev/null; touch pwned; echo '# Week'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ue *UntrustedError
+	if _, err := cfg.NewSummarizer("", ws, env); !errors.As(err, &ue) {
+		t.Errorf("after the script changed: %v, want it untrusted", err)
 	}
 }

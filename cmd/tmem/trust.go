@@ -63,7 +63,7 @@ func (f *factory) trust(revoke bool) error {
 	if err != nil {
 		return err
 	}
-	res := trustResult{Path: compact.ConfigPath(ws), Reach: cfg.Reach()}
+	res := trustResult{Path: compact.ConfigPath(ws), Reach: cfg.ReachIn(ws)}
 	var msg string
 	switch {
 	case revoke:
