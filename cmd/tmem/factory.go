@@ -72,14 +72,14 @@ func (f *factory) openWorkspace() (*layout.Workspace, error) {
 
 // Now returns --now, else TMEM_NOW, else the wall clock.
 func (f *factory) Now() (time.Time, error) {
-	s := f.now
+	s, from := f.now, "--now"
 	if s == "" {
-		s = f.getenv("TMEM_NOW")
+		s, from = f.getenv("TMEM_NOW"), "$TMEM_NOW"
 	}
 	if s == "" {
 		return time.Now(), nil
 	}
-	return parseTime("--now", s)
+	return parseTime(from, s)
 }
 
 // parseTime reads flag's value, a time in RFC 3339 or a date (read as

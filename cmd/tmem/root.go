@@ -63,8 +63,8 @@ and compacts old logs into summaries.
 // checkGlobalFlags refuses, whatever the command, a global flag that
 // cannot mean what was meant: an empty --dir (an unset variable in --dir
 // "$WS") would mean "search upwards" and reach whichever workspace is
-// found there, an empty --now the wall clock, and an unreadable --now
-// would pass unnoticed by commands that never read the clock.
+// found there, an empty --now the wall clock, and an unreadable --now or
+// $TMEM_NOW would pass unnoticed by commands that never read the clock.
 func (f *factory) checkGlobalFlags(cmd *cobra.Command) error {
 	if err := notEmpty(cmd, "dir", "now", "lock-wait"); err != nil {
 		return err
@@ -72,11 +72,8 @@ func (f *factory) checkGlobalFlags(cmd *cobra.Command) error {
 	if err := f.readLockWait(); err != nil {
 		return err
 	}
-	if f.now != "" {
-		_, err := parseTime("--now", f.now)
-		return err
-	}
-	return nil
+	_, err := f.Now() // --now, else $TMEM_NOW
+	return err
 }
 
 // notEmpty refuses the named flags when given with an empty value: left
