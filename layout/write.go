@@ -430,7 +430,7 @@ func memoryBytes(rel string, old []byte, exists bool, m Memory, body string, mod
 		fields = [][2]string{{"name", strings.TrimSpace(m.Name)}, {"description", strings.TrimSpace(m.Description)}, {"type", m.Type}}
 		d.Body = []byte("\n" + body + "\n")
 	case mode == ModeCreate || mode == "":
-		return nil, fmt.Errorf("%s: %w (use --mode append to add to it, or --mode overwrite to replace it)", rel, ErrExists)
+		return nil, fmt.Errorf("%s: %w (use mode append to add to it, or mode overwrite to replace it: --mode for tmem remember, mode for memory_remember)", rel, ErrExists)
 	default:
 		var err error
 		if d, err = Parse(rel, old); err != nil {
