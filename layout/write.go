@@ -390,7 +390,7 @@ func (w *Workspace) WriteMemory(ctx context.Context, name string, m Memory, mode
 	if err != nil {
 		return "", err
 	}
-	if strings.TrimSpace(m.Name) == "" {
+	if strings.TrimSpace(m.Name) == "" && mode != ModeAppend {
 		return "", errors.New("memory name is empty")
 	}
 	for _, f := range [][2]string{{"memory name", m.Name}, {"memory description", m.Description}, {"memory topic", m.Topic}} {
@@ -425,6 +425,8 @@ func memoryBytes(rel string, old []byte, exists bool, m Memory, body string, mod
 	var d *Doc
 	var fields [][2]string
 	switch {
+	case !exists && strings.TrimSpace(m.Name) == "":
+		return nil, fmt.Errorf("%s: there is no memory to append to, and creating one needs a name", rel)
 	case !exists:
 		d = &Doc{Path: rel}
 		fields = [][2]string{{"name", strings.TrimSpace(m.Name)}, {"description", strings.TrimSpace(m.Description)}, {"type", m.Type}}

@@ -18,15 +18,17 @@ type rememberOptions struct {
 func newRememberCmd(f *factory) *cobra.Command {
 	opts := &rememberOptions{}
 	cmd := &cobra.Command{
-		Use:   "remember --teammate NAME --type TYPE --topic TOPIC --name NAME --description TEXT [--mode create|append|overwrite] [BODY | -]",
+		Use:   "remember --teammate NAME --type TYPE --topic TOPIC --name NAME [--description TEXT] [--mode create|append|overwrite] [BODY | -]",
 		Short: "Write a typed memory (memory/<type>_<topic>.md)",
 		Long: `Write a typed memory with name, description and type frontmatter. TYPE is
 user, feedback, project or reference; TOPIC is slugged into the file name
 ("Deploy pipeline" → deploy_pipeline); a memory renamed by hand whose topic
 reads the same once slugged (feedback_No-Mocks.md) is found and written to,
 never renamed, when it is the only one. An existing memory is never replaced
-silently: --mode append adds the body to it, --mode overwrite (or --force)
-replaces its body and name, keeping any other frontmatter fields. A topic,
+silently: --mode append adds the body to it and keeps its name (--name is
+needed only when there is none to append to), --mode overwrite (or --force)
+replaces its body and name, keeping any other frontmatter fields; either
+sets a --description given. A topic,
 name, description or body that looks like it holds a secret is refused
 unless --allow-secret.`,
 		Example: `  tmem remember --teammate beacon --type feedback --topic "no mocks" \
@@ -55,18 +57,21 @@ unless --allow-secret.`,
 	return cmd
 }
 
-// check reads the flags: the teammate, type, topic and name are required,
-// and --force is --mode overwrite.
+// check reads the flags: the teammate, type and topic are required, the
+// name too but to append, and --force is --mode overwrite.
 func (o *rememberOptions) check() error {
 	if err := teammateFlag(o.teammate); err != nil {
 		return err
 	}
-	for flag, v := range map[string]string{"--type": o.typ, "--topic": o.topic, "--name": o.name} {
+	for flag, v := range map[string]string{"--type": o.typ, "--topic": o.topic} {
 		if v == "" {
 			return usageErrorf("%s is required", flag)
 		}
 	}
 	o.writeMode = layout.Mode(o.mode)
+	if o.name == "" && (o.writeMode != layout.ModeAppend || o.force) {
+		return usageErrorf("--name is required (with --mode append, only to create the memory)")
+	}
 	switch {
 	case o.force && o.writeMode != layout.ModeCreate:
 		return usageErrorf("--force goes with --mode create only")

@@ -195,3 +195,20 @@ func TestNotesNameFilesNotIndexed(t *testing.T) {
 		}
 	}
 }
+
+// TestRememberAppendWithoutName appends to a typed memory without naming
+// it again: its name is kept. Creating one still needs a name.
+func TestRememberAppendWithoutName(t *testing.T) {
+	svc := exampleService(t)
+	cs := connect(t, svc)
+	var out WriteOutput
+	callOK(t, cs, "memory_remember", map[string]any{"teammate": "beacon", "type": "feedback", "topic": "container normalization", "body": "Also for Norwave's feed.", "mode": "append"}, &out)
+	b, err := svc.ws.ReadFile(out.Path, 1<<20)
+	if err != nil || !strings.Contains(string(b), "Also for Norwave's feed.") || !strings.Contains(string(b), "\nname: ") {
+		t.Errorf("%s after the append: %q, %v", out.Path, b, err)
+	}
+	res := call(t, cs, "memory_remember", map[string]any{"teammate": "beacon", "type": "feedback", "topic": "brand new", "body": "x", "mode": "append"})
+	if !res.IsError || !strings.Contains(texts(res), "creating one needs a name") {
+		t.Errorf("append to no memory, without a name: %q, want it refused", texts(res))
+	}
+}

@@ -51,7 +51,7 @@ type RememberInput struct {
 	Teammate    string `json:"teammate,omitempty" jsonschema:"who remembers; defaults to the teammate the session is bound to"`
 	Type        string `json:"type" jsonschema:"user, feedback, project or reference"`
 	Topic       string `json:"topic" jsonschema:"short topic, slugged into the file name memory/<type>_<topic>.md"`
-	Name        string `json:"name" jsonschema:"the memory's name (frontmatter), a short title"`
+	Name        string `json:"name,omitempty" jsonschema:"the memory's name (frontmatter), a short title; required but to append to a memory that exists, whose name is kept"`
 	Description string `json:"description,omitempty" jsonschema:"one line saying what it is about (frontmatter)"`
 	Body        string `json:"body" jsonschema:"the memory; for feedback and project: the rule or fact, then **Why:** and **How to apply:**"`
 	Mode        string `json:"mode,omitempty" jsonschema:"create (default; refused when the memory exists), append (add the body to it) or overwrite"`
@@ -72,7 +72,7 @@ func (s *Service) Remember(ctx context.Context, in RememberInput) (WriteOutput, 
 		return WriteOutput{}, fmt.Errorf("mode %q: want create, append or overwrite", in.Mode)
 	case !layout.KnownType(in.Type):
 		return WriteOutput{}, fmt.Errorf("type %q: want user, feedback, project or reference", in.Type)
-	case strings.TrimSpace(in.Name) == "":
+	case strings.TrimSpace(in.Name) == "" && mode != layout.ModeAppend:
 		return WriteOutput{}, errors.New("name is required: a short title for the memory")
 	}
 	if _, err := layout.Slug(in.Topic); err != nil {
