@@ -418,8 +418,8 @@ func (b *builder) sessionSection() section {
 	body := "Your session file is " + b.show(rel) + ". Read it when you start: it holds what " +
 		"your previous task left for this one. Keep it up to date as you work (open threads, " +
 		"working notes, next steps) and rewrite it before you finish, so that the next task " +
-		"can pick up where you stopped. It is scratch space and never committed: anything that " +
-		"should last belongs in your memory files."
+		"can pick up where you stopped (through tmem's MCP server, memory_session reads and rewrites it). " +
+		"It is scratch space and never committed: anything that should last belongs in your memory files."
 	s := newSection(SectionSession, "Session state", body, rel)
 	if _, err := b.ws.Stat(rel); err != nil {
 		if err := b.ws.CreateFile(rel, nil); err != nil && !errors.Is(err, layout.ErrExists) {

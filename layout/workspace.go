@@ -419,3 +419,31 @@ func owned(root string) (*Workspace, error) {
 	}
 	return &Workspace{Root: root}, nil
 }
+
+// ReadSession returns the teammate's session file (see SessionPath),
+// workspace-relative, and its text; "" when it does not exist yet.
+func (w *Workspace) ReadSession(name string) (rel, text string, err error) {
+	if err := ValidateName(name); err != nil {
+		return "", "", err
+	}
+	rel = w.Rel(w.SessionPath(name))
+	b, err := w.ReadFile(rel, MaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return rel, "", nil
+	}
+	return rel, string(b), err
+}
+
+// WriteSession replaces the teammate's session file with text, which
+// must be UTF-8 without NUL bytes and within MaxFileSize, as a memory
+// file's.
+func (w *Workspace) WriteSession(name, text string) (rel string, err error) {
+	if err := ValidateName(name); err != nil {
+		return "", err
+	}
+	rel = w.Rel(w.SessionPath(name))
+	if err := checkText(rel, []byte(text)); err != nil {
+		return "", err
+	}
+	return rel, w.WriteFile(rel, []byte(text))
+}

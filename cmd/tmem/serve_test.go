@@ -16,7 +16,7 @@ import (
 )
 
 // serveTools are the tools tmem serve offers.
-var serveTools = []string{"memory_compact_plan", "memory_context", "memory_get", "memory_list", "memory_log", "memory_remember", "memory_search"}
+var serveTools = []string{"memory_compact_plan", "memory_context", "memory_get", "memory_list", "memory_log", "memory_remember", "memory_search", "memory_session"}
 
 func TestServeToolSchemas(t *testing.T) { forEachTransport(t, testServeToolSchemas) }
 

@@ -28,6 +28,8 @@ func (s *Service) Server() *mcp.Server {
 		s.Log, func(o WriteOutput) string { return "appended to " + o.Path })
 	addTool(srv, "memory_remember", "Write a typed memory (user, feedback, project or reference) to memory/<type>_<topic>.md: create a new one, append to it, or overwrite it.",
 		s.Remember, func(o WriteOutput) string { return fmt.Sprintf("wrote %s (%s)", o.Path, o.Mode) })
+	addTool(srv, "memory_session", "Read the teammate's session file (scratch notes the previous task left for this one), or replace it with text: keep open threads and next steps there as you work, and rewrite it before you finish. It is never committed; what should last goes in memory_log or memory_remember.",
+		s.Session, renderSession)
 	addTool(srv, "memory_list", "List memory files with their kind, type, date and name.",
 		s.List, renderList)
 	addTool(srv, "memory_compact_plan", "Show what a compaction would do now (weekly and monthly summaries, WISDOM.md entries, files archived), without changing anything; compaction itself runs as tmem compact.",
@@ -90,6 +92,16 @@ func (s *Service) instructions() string {
 		b.WriteString("; it writes only that teammate's memory.")
 	}
 	return b.String()
+}
+
+func renderSession(o SessionOutput) string {
+	switch {
+	case o.Written:
+		return "wrote " + o.Path
+	case o.Text == "":
+		return o.Path + " is empty: no task has left notes yet"
+	}
+	return o.Text
 }
 
 func renderSearch(o SearchOutput) string {

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -210,5 +211,37 @@ func TestRememberAppendWithoutName(t *testing.T) {
 	res := call(t, cs, "memory_remember", map[string]any{"teammate": "beacon", "type": "feedback", "topic": "brand new", "body": "x", "mode": "append"})
 	if !res.IsError || !strings.Contains(texts(res), "creating one needs a name") {
 		t.Errorf("append to no memory, without a name: %q, want it refused", texts(res))
+	}
+}
+
+// TestSessionFile: memory_session reads the session file the stack names
+// (empty at first), replaces it whole, and reads back what it wrote; a
+// session bound to beacon may not touch quill's, and text that is no
+// memory text (a NUL byte) is refused.
+func TestSessionFile(t *testing.T) {
+	ws := layouttest.Copy(t, filepath.Join("..", "..", "..", "testdata", "example", ".teammates"))
+	cs := connect(t, serviceOf(t, ws, "beacon"))
+	var out SessionOutput
+	callOK(t, cs, "memory_session", map[string]any{}, &out)
+	if out.Path != ".tmp/sessions/beacon.md" || out.Text != "" {
+		t.Fatalf("first read: %+v, want beacon's empty session file", out)
+	}
+	const notes = "## Open threads\n\n- The okapi feed retries twice.\n"
+	callOK(t, cs, "memory_session", map[string]any{"text": notes}, &out)
+	if !out.Written {
+		t.Fatalf("write: %+v", out)
+	}
+	if b, err := os.ReadFile(ws.SessionPath("beacon")); err != nil || string(b) != notes {
+		t.Fatalf("the file holds %q (%v), want what was written", b, err)
+	}
+	out = SessionOutput{}
+	callOK(t, cs, "memory_session", map[string]any{}, &out)
+	if out.Text != notes {
+		t.Errorf("read back %q, want %q", out.Text, notes)
+	}
+	for _, args := range []map[string]any{{"teammate": "quill", "text": "x"}, {"teammate": "quill"}, {"text": "a\x00b"}} {
+		if res := call(t, cs, "memory_session", args); !res.IsError {
+			t.Errorf("memory_session %v: %q, want it refused", args, texts(res))
+		}
 	}
 }

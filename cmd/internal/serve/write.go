@@ -252,3 +252,41 @@ func planOutput(res *compact.Result, names []string) CompactPlanOutput {
 	}
 	return out
 }
+
+// SessionInput reads or replaces a teammate's session file.
+type SessionInput struct {
+	Teammate string  `json:"teammate,omitempty" jsonschema:"whose session file; defaults to the teammate the session is bound to"`
+	Text     *string `json:"text,omitempty" jsonschema:"the file's new text, replacing it whole; leave it out to read the file"`
+}
+
+// SessionOutput is a session file.
+type SessionOutput struct {
+	Path    string `json:"path" jsonschema:"the session file, relative to the workspace"`
+	Text    string `json:"text" jsonschema:"its text: what it holds, or was just given"`
+	Written bool   `json:"written,omitempty"`
+}
+
+// Session reads or replaces the session file the stack names (scratch
+// notes one task leaves for the next), for clients that reach memory only
+// through the server. Like a write, it is for a teammate the session may
+// write.
+func (s *Service) Session(ctx context.Context, in SessionInput) (SessionOutput, error) {
+	name, err := s.writable(in.Teammate)
+	if err != nil {
+		return SessionOutput{}, err
+	}
+	if in.Text == nil {
+		rel, text, err := s.ws.ReadSession(name)
+		return SessionOutput{Path: rel, Text: text}, err
+	}
+	done, err := s.beginWrite()
+	if err != nil {
+		return SessionOutput{}, err
+	}
+	defer done()
+	rel, err := s.ws.WriteSession(name, *in.Text)
+	if err != nil {
+		return SessionOutput{}, err
+	}
+	return SessionOutput{Path: rel, Text: *in.Text, Written: true}, nil
+}
