@@ -22,9 +22,11 @@ type sourceRef struct {
 }
 
 func (r sourceRef) String() string {
-	s := r.File + " " + r.SHA
-	if r.Where != "" {
-		s += " " + r.Where
+	s := r.File
+	for _, f := range []string{r.SHA, r.Where} {
+		if f != "" {
+			s += " " + f
+		}
 	}
 	return s
 }
