@@ -128,7 +128,7 @@ func (f *factory) printStack(ctx context.Context, opts *contextOptions, task str
 	if err != nil {
 		return err
 	}
-	clock, err := f.Clock()
+	clock, err := f.ClockIn(opts.loc)
 	if err != nil {
 		return err
 	}

@@ -70,12 +70,35 @@ func (f *factory) openWorkspace() (*layout.Workspace, error) {
 	return layout.Find(wd)
 }
 
+// nowText is --now, else TMEM_NOW, and which of them it came from.
+func (f *factory) nowText() (s, from string) {
+	if f.now != "" {
+		return f.now, "--now"
+	}
+	return f.getenv("TMEM_NOW"), "$TMEM_NOW"
+}
+
+// ClockIn is Clock for a command that reads the time in loc (--tz): a
+// --now given as a day is that day's midday in loc, not in the local
+// zone, so that the day stays the one given even 13 hours away.
+func (f *factory) ClockIn(loc *time.Location) (func() time.Time, error) {
+	clock, err := f.Clock()
+	if s, _ := f.nowText(); err != nil || !isDay(s) {
+		return clock, err
+	}
+	y, m, d := clock().Date()
+	at := time.Date(y, m, d, 12, 0, 0, 0, loc)
+	return func() time.Time { return at }, nil
+}
+
+func isDay(s string) bool {
+	_, err := time.Parse(layout.DateLayout, s)
+	return err == nil
+}
+
 // Now returns --now, else TMEM_NOW, else the wall clock.
 func (f *factory) Now() (time.Time, error) {
-	s, from := f.now, "--now"
-	if s == "" {
-		s, from = f.getenv("TMEM_NOW"), "$TMEM_NOW"
-	}
+	s, from := f.nowText()
 	if s == "" {
 		return time.Now(), nil
 	}

@@ -56,14 +56,15 @@ func (f *factory) log(ctx context.Context, opts *logOptions, heading, text strin
 	if err != nil {
 		return err
 	}
-	now, err := f.Now()
-	if err != nil {
-		return err
-	}
 	loc, err := zoneFlag(opts.tz)
 	if err != nil {
 		return err
 	}
+	clock, err := f.ClockIn(loc)
+	if err != nil {
+		return err
+	}
+	now := clock()
 	rel, err := ws.AppendDaily(ctx, opts.teammate, now.In(loc), heading, text, writeOptions(opts.allowSecret)...)
 	return f.reportWrite(rel, "appended to", err)
 }

@@ -126,7 +126,7 @@ func (f *factory) printRecall(ctx context.Context, opts *recallOptions, text str
 	if depth == 0 {
 		depth = -1 // the flag's 0 means none; the library's 0 means default
 	}
-	clock, err := f.Clock()
+	clock, err := f.ClockIn(opts.loc)
 	if err != nil {
 		return err
 	}

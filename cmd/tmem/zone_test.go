@@ -45,3 +45,26 @@ func TestLogAndContextAgreeOnToday(t *testing.T) {
 		t.Errorf("log --tz Mars/Olympus: exit %d, %s; want a usage error", code, stderr)
 	}
 }
+
+// TestNowAsADayInAnyZone: a --now given as a day is that day in the zone
+// of --tz, even 13 hours east of the local one: context shows it, and log
+// writes its daily.
+func TestNowAsADayInAnyZone(t *testing.T) {
+	root := t.TempDir()
+	if code, _, stderr := runTmem(t, "--dir", root, "init", "--teammate", "beacon"); code != 0 {
+		t.Fatalf("init: %s", stderr)
+	}
+	for _, tz := range []string{"Pacific/Auckland", "Pacific/Kiritimati", "Pacific/Pago_Pago"} {
+		code, out, stderr := runTmem(t, "--dir", root, "--now", "2026-11-20", "-q", "context", "--teammate", "beacon", "--tz", tz, "x")
+		if code != 0 || !strings.Contains(out, "Friday, 2026-11-20 12:00 ") {
+			t.Errorf("context --tz %s: exit %d, %s; want Friday, 2026-11-20 at midday", tz, code, stderr)
+		}
+		if code, _, stderr := runTmem(t, "--dir", root, "--now", "2026-11-20", "log", "--teammate", "beacon", "--tz", tz, "--heading", tz, "x"); code != 0 {
+			t.Fatalf("log --tz %s: %s", tz, stderr)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(root, ".teammates", "beacon", "memory", "2026-11-20.md"))
+	if err != nil || strings.Count(string(b), "## Pacific/") != 3 {
+		t.Errorf("the 2026-11-20 daily holds %q (%v), want the three entries", b, err)
+	}
+}
