@@ -2,6 +2,7 @@ package layout
 
 import (
 	"errors"
+	"io/fs"
 	"fmt"
 	"strings"
 	"time"
@@ -127,6 +128,9 @@ func (w *Workspace) checkFile(f File) []Finding {
 		return append(out, add(0, SevError, "file is %s, over the %s limit for memory files: split it", bytesize.Format(f.Size), bytesize.Format(MaxFileSize)))
 	}
 	src, err := w.ReadFile(f.Path, MaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return out // gone since it was listed (a compaction running): nothing to check
+	}
 	if err != nil {
 		return append(out, add(0, SevError, "%v", withoutFile(err)))
 	}
@@ -305,6 +309,9 @@ func withoutFile(err error) error {
 // for even when the file does not parse.
 func (w *Workspace) checkArchive(f File) []Finding {
 	src, err := w.ReadFile(f.Path, MaxArchiveSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // gone since it was listed
+	}
 	if err != nil {
 		return []Finding{archiveError(f.Path, err)}
 	}

@@ -26,8 +26,10 @@ func checkBOM(path string, src []byte) []Finding {
 		Message: "file starts with a UTF-8 byte order mark (BOM): tmem reads past it, other tools may not; save it without one"}}
 }
 
-// tempFileRe matches the temp files WriteAtomic creates: ".<name>.tmp-<digits>".
-var tempFileRe = lazyregexp.New(`^\..+\.tmp-[0-9]+$`)
+// tempFileRe matches the temp files WriteAtomic creates:
+// ".<name>.tmp-<suffix>", the suffix 12 hex digits (randomSuffix), or
+// digits as earlier versions wrote.
+var tempFileRe = lazyregexp.New(`^\..+\.tmp-[0-9a-f]+$`)
 
 // checkTree walks the workspace without opening a file or following a
 // link (lstat only) and reports what reading the memory files cannot

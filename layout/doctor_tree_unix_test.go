@@ -20,6 +20,7 @@ func TestCheckTree(t *testing.T) {
 		"beacon/SOUL.md":                          "# Beacon\n",
 		"beacon/memory/2026-11-19.md":             "# 2026-11-19\n\n## Ok\n\nfine\n",
 		"beacon/memory/.2026-11-19.md.tmp-381204": "half a write",
+		"beacon/.WISDOM.md.tmp-3501a1bb2656":      "half a write, named as writes name them now",
 		"beacon/memory/user_bom.md":               "\xef\xbb\xbf---\nname: n\ndescription: d\ntype: user\n---\nBody.\n",
 		"beacon/memory/user_real.md":              "---\nname: n\ndescription: d\ntype: user\n---\nBody.\n",
 		"beacon/.index/.manifest.bin.tmp-1":       "index scratch is not reported",
@@ -59,6 +60,7 @@ func TestCheckTree(t *testing.T) {
 		{"link outside", "beacon/memory/user_out.md: error: symlink leads outside the workspace (to " + realOutside + "): tmem does not follow it; put the file itself here"},
 		{"dangling link", "beacon/memory/user_gone.md: warning: symlink leads nowhere (to " + filepath.Join(root, "nothing-here.md") + "): remove it"},
 		{"temp file", "beacon/memory/.2026-11-19.md.tmp-381204: warning: temp file left by an interrupted write: delete it when no tmem command is running"},
+		{"temp file with a hex suffix", "beacon/.WISDOM.md.tmp-3501a1bb2656: warning: temp file left by an interrupted write: delete it when no tmem command is running"},
 		{"byte order mark", "beacon/memory/user_bom.md:1: warning: file starts with a UTF-8 byte order mark (BOM): tmem reads past it, other tools may not; save it without one"},
 	}
 	got := map[string]bool{}
