@@ -313,14 +313,17 @@ func (w *Workspace) replace(rel string, data []byte, g guard) (err error) {
 	}
 	defer r.Close()
 	dir := filepath.Dir(name)
-	if err := r.MkdirAll(dir, 0o755); err != nil {
+	if err := r.MkdirAll(dir, newDirMode); err != nil {
 		return opError("mkdir", path.Dir(rel), err)
 	}
+	var keep fs.FileMode // the mode of the file replaced; 0: a new file
 	if st, err := r.Lstat(name); err == nil && st.Mode()&fs.ModeSymlink != 0 {
 		return fmt.Errorf("path %q is a symlink: tmem does not write through symlinks", rel)
+	} else if err == nil && st.Mode().IsRegular() {
+		keep = st.Mode().Perm()
 	}
 	tmp := filepath.Join(dir, "."+filepath.Base(name)+".tmp-"+randomSuffix())
-	if err := writeSynced(r, tmp, data); err != nil {
+	if err := writeSynced(r, tmp, data, keep); err != nil {
 		r.Remove(tmp)
 		return opError("create", rel, err)
 	}
@@ -344,10 +347,28 @@ func (w *Workspace) replace(rel string, data []byte, g guard) (err error) {
 	return after()
 }
 
-func writeSynced(r *os.Root, name string, data []byte) error {
-	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+// File modes: a new file or folder gets read and write (and search) for
+// all, less the umask, as editors and mkdir give them, so that a group
+// sharing a workspace under umask 002 can write what another member
+// created; a file rewritten keeps the mode it had (0600 stays private).
+const (
+	newFileMode fs.FileMode = 0o666
+	newDirMode  fs.FileMode = 0o777
+)
+
+// writeSynced creates name with data, fsynced: with the mode keep, as it
+// is, when it replaces a file of that mode, else newFileMode less the
+// umask.
+func writeSynced(r *os.Root, name string, data []byte, keep fs.FileMode) error {
+	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, newFileMode)
 	if err != nil {
 		return err
+	}
+	if keep != 0 {
+		if err := f.Chmod(keep); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	return writeClose(f, data)
 }
@@ -400,7 +421,7 @@ func (w *Workspace) Dir(rel string) (string, error) {
 		return "", err
 	}
 	defer r.Close()
-	if err := r.MkdirAll(filepath.FromSlash(rel), 0o755); err != nil {
+	if err := r.MkdirAll(filepath.FromSlash(rel), newDirMode); err != nil {
 		return "", opError("mkdir", rel, err)
 	}
 	st, err := r.Lstat(filepath.FromSlash(rel))
@@ -438,13 +459,13 @@ func (w *Workspace) AppendFile(rel string, data []byte) (err error) {
 		return err
 	}
 	defer r.Close()
-	if err := r.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+	if err := r.MkdirAll(filepath.Dir(name), newDirMode); err != nil {
 		return opError("mkdir", path.Dir(rel), err)
 	}
 	if st, err := r.Lstat(name); err == nil && !st.Mode().IsRegular() {
 		return &ParseError{Path: rel, Err: fmt.Errorf("%w (%s)", ErrNotRegular, modeName(st.Mode()))}
 	}
-	f, err := r.OpenFile(name, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := r.OpenFile(name, os.O_CREATE|os.O_APPEND|os.O_WRONLY, newFileMode)
 	if err != nil {
 		return opError("append to", rel, err)
 	}

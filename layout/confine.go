@@ -107,7 +107,7 @@ func (w *Workspace) openTeamFolder(teammate, rel string, create bool) (*os.Root,
 	defer r.Close()
 	sub, err := r.OpenRoot(teammate)
 	if errors.Is(err, fs.ErrNotExist) && create {
-		if err = r.Mkdir(teammate, 0o755); err == nil || errors.Is(err, fs.ErrExist) {
+		if err = r.Mkdir(teammate, newDirMode); err == nil || errors.Is(err, fs.ErrExist) {
 			sub, err = r.OpenRoot(teammate)
 		}
 	}

@@ -64,7 +64,7 @@ func Init(dir string, mates []TeammateSpec) (*InitResult, error) {
 	if filepath.Base(abs) != DirName {
 		abs = filepath.Join(abs, DirName)
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
+	if err := os.MkdirAll(abs, newDirMode); err != nil {
 		return nil, fmt.Errorf("init: %w", err)
 	}
 	w := &Workspace{Root: abs}
@@ -116,7 +116,7 @@ func initFiles(w *Workspace, mates []TeammateSpec) ([]initFile, error) {
 // create writes f unless it exists, and records it when it was created.
 func (res *InitResult) create(w *Workspace, f initFile) error {
 	if f.data == nil {
-		if err := os.MkdirAll(w.Abs(f.rel), 0o755); err != nil {
+		if err := os.MkdirAll(w.Abs(f.rel), newDirMode); err != nil {
 			return fmt.Errorf("init %s: %w", path.Dir(f.rel), err)
 		}
 		return nil

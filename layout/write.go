@@ -188,7 +188,7 @@ func LockAt(w *Workspace, rel string) (*flock.Flock, error) {
 			return nil, fmt.Errorf("lock %s is %s and cannot be replaced: %w", rel, modeName(st.Mode()), err)
 		}
 	}
-	return flock.New(w.Abs(rel)), nil
+	return flock.New(w.Abs(rel), flock.SetPermissions(newFileMode)), nil
 }
 
 // AppendDaily appends an entry to the teammate's daily log for day,
