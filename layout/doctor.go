@@ -2,8 +2,8 @@ package layout
 
 import (
 	"errors"
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"strings"
 	"time"
 
