@@ -19,7 +19,9 @@ import (
 // summarizer program runs stops the program and everything it started,
 // and tmem exits 128 plus the signal's number, saying so; the next run
 // compacts. Before, tmem died at once and the program it had started in
-// a process group of its own ran on.
+// a process group of its own ran on. The same signal twice at once (from
+// timeout, to tmem and to its group) is one stop, not a second that
+// exits at once.
 func TestCompactSignal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts and signals processes; skipped under -short")
@@ -27,11 +29,13 @@ func TestCompactSignal(t *testing.T) {
 	tests := []struct {
 		name     string
 		sig      syscall.Signal
+		twice    bool // back to back, as timeout(1) sends it to its child and the child's group
 		wantCode int
 		wantErr  string
 	}{
-		{"SIGTERM", syscall.SIGTERM, 143, "tmem: compact: stopped by SIGTERM (the next run takes up where it stopped)"},
-		{"SIGINT", syscall.SIGINT, 130, "tmem: compact: stopped by SIGINT (the next run takes up where it stopped)"},
+		{"SIGTERM", syscall.SIGTERM, false, 143, "tmem: compact: stopped by SIGTERM (the next run takes up where it stopped)"},
+		{"SIGINT", syscall.SIGINT, false, 130, "tmem: compact: stopped by SIGINT (the next run takes up where it stopped)"},
+		{"SIGTERM twice", syscall.SIGTERM, true, 143, "tmem: compact: stopped by SIGTERM (the next run takes up where it stopped)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,6 +67,11 @@ func TestCompactSignal(t *testing.T) {
 			model := waitForPids(t, pids)
 			if err := cmd.Process.Signal(tt.sig); err != nil {
 				t.Fatal(err)
+			}
+			if tt.twice {
+				if err := cmd.Process.Signal(tt.sig); err != nil {
+					t.Fatal(err)
+				}
 			}
 			err := cmd.Wait()
 			var ee *exec.ExitError

@@ -56,20 +56,42 @@ func (f *factory) stopOnSignal(parent context.Context) (ctx context.Context, sto
 		case <-done:
 			return
 		}
-		select {
-		case <-ch:
-		case <-time.After(signalGrace):
-		case <-done:
+		if !waitSecondSignal(ch, done, time.Now()) {
 			return
 		}
 		ie := interruptedError{sig}
-		fmt.Fprintf(f.stderr, "tmem: %v, exiting without waiting for the command to stop\n", ie)
+		fmt.Fprintf(f.stderr, "tmem: %v, exiting before the command reached a safe point\n", ie)
 		os.Exit(ie.code())
 	}()
 	return ctx, func() {
 		signal.Stop(ch)
 		close(done)
 		cancel(nil)
+	}
+}
+
+// signalEcho is how soon after the first a second signal is the same
+// stop sent twice: timeout(1) signals its child, then the child's process
+// group, which holds it again, in the same instant. A person who presses
+// Ctrl-C twice takes longer.
+const signalEcho = 200 * time.Millisecond
+
+// waitSecondSignal waits for a signal on ch that is not the first one's
+// echo (see signalEcho), or for signalGrace after first; false when done
+// closes first (the command stopped by itself).
+func waitSecondSignal(ch <-chan os.Signal, done <-chan struct{}, first time.Time) bool {
+	grace := time.After(signalGrace)
+	for {
+		select {
+		case <-ch:
+			if time.Since(first) >= signalEcho {
+				return true
+			}
+		case <-grace:
+			return true
+		case <-done:
+			return false
+		}
 	}
 }
 
