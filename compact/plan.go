@@ -114,6 +114,17 @@ func (pl *planner) skip(rel string, err error) {
 	pl.p.Failed = append(pl.p.Failed, Failure{Unit: rel, Error: err.Error()})
 }
 
+// skipOnce is skip for a file that may be looked at more than once in a
+// plan: it is recorded the first time.
+func (pl *planner) skipOnce(rel string, err error) {
+	for _, f := range pl.p.Failed {
+		if f.Unit == rel {
+			return
+		}
+	}
+	pl.skip(rel, err)
+}
+
 // skipUnusable records the memory files that cannot be read (not regular
 // files, links leading outside) and the dailies and weeklies whose names
 // are not real dates or weeks: each is left as it is, and the run fails at

@@ -228,6 +228,7 @@ func (pl *planner) memories() []*memory {
 		}
 		d, err := layout.Parse(p, mf.Content)
 		if err != nil {
+			pl.skipOnce(p, fmt.Errorf("%w; left out of WISDOM.md until it parses", err))
 			continue
 		}
 		m := &memory{mf: mf, file: fn, name: firstOf(oneLine(d.Get("name")), fn), body: memoryBody(d)}

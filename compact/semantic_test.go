@@ -119,6 +119,41 @@ func TestRemovedActiveSource(t *testing.T) {
 	}
 }
 
+// TestBrokenMemoryIsNamed: a typed memory whose frontmatter does not
+// parse is left as it is and out of WISDOM.md, and the run names it, with
+// its line, once, and fails, as it does for a daily that does not parse;
+// the other memories are distilled.
+func TestBrokenMemoryIsNamed(t *testing.T) {
+	ws, run, _ := semanticFixture(t)
+	const rel = "beacon/memory/feedback_broken.md"
+	broken := "---\nname: x\ndescription: \"unclosed\ntype: feedback\n---\n\nbody\n"
+	if err := os.WriteFile(ws.Abs(rel), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := run(Options{})
+	if err == nil || !strings.Contains(err.Error(), rel+":") {
+		t.Fatalf("run: %v, want it to fail naming %s", err, rel)
+	}
+	n := 0
+	for _, f := range res.Plan.Failed {
+		if f.Unit == rel {
+			n++
+			if !strings.Contains(f.String(), "left out of WISDOM.md until it parses") {
+				t.Errorf("failure %q", f)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%s failed %d times in the plan, want once: %+v", rel, n, res.Plan.Failed)
+	}
+	if b, _ := os.ReadFile(ws.Abs(rel)); string(b) != broken {
+		t.Errorf("the broken memory changed:\n%s", b)
+	}
+	if w, _ := os.ReadFile(ws.Abs("beacon/WISDOM.md")); !strings.Contains(string(w), "Sources:") {
+		t.Errorf("the other memories were not distilled:\n%s", w)
+	}
+}
+
 // TestWisdomBudget checks that an over-budget WISDOM.md gets merge
 // proposals for its least-reinforced entries and is never truncated.
 func TestWisdomBudget(t *testing.T) {
