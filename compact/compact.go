@@ -225,6 +225,9 @@ type Failure struct {
 	Error string `json:"error"`
 	// locked: a teammate left out because another process held its lock
 	locked bool
+	// after is, for a unit not applied because an earlier one of its
+	// teammate failed, that unit.
+	after string
 }
 
 // Kept is a file left in place on purpose.

@@ -126,7 +126,7 @@ func (j *journal) apply(ctx context.Context, p *Plan, res *Result) error {
 			return fmt.Errorf("compact: stopped with %d of %d unit(s) left to the next run: %w", len(p.Units)-i, len(p.Units), err)
 		}
 		if first, ok := failed[u.Teammate]; ok {
-			res.Failed = append(res.Failed, Failure{Unit: u.ID, Error: "not applied after " + first + " failed; the next run plans it again"})
+			res.Failed = append(res.Failed, Failure{Unit: u.ID, Error: "not applied after " + first + " failed; the next run plans it again", after: first})
 			continue
 		}
 		if first, ok := left[u.Teammate]; ok {

@@ -91,6 +91,35 @@ func (p *Plan) WriteText(w io.Writer) error {
 
 // String is the failure as a line names it: the unit, then the error,
 // the unit said once when the error starts with it (a file with its line).
+// FailureLines says what failed, a line each, for stderr: every unit or
+// file that failed, except that the units of a teammate not applied after
+// one of its own failed (a full disk fails every one after it) are
+// counted in one line, after that unit's.
+func (r *Result) FailureLines() []string {
+	var all []Failure
+	if r.Plan != nil {
+		all = append(all, r.Plan.Failed...)
+	}
+	all = append(all, r.Failed...)
+	followers := map[string]int{}
+	for _, f := range all {
+		if f.after != "" {
+			followers[f.after]++
+		}
+	}
+	var out []string
+	for _, f := range all {
+		if f.after != "" {
+			continue
+		}
+		out = append(out, f.String())
+		if n := followers[f.Unit]; n > 0 {
+			out = append(out, fmt.Sprintf("%s: and %d more unit(s) of its teammate, not applied after it; the next run plans them again", f.Unit, n))
+		}
+	}
+	return out
+}
+
 func (f Failure) String() string {
 	if strings.HasPrefix(f.Error, f.Unit+":") {
 		return f.Error

@@ -252,12 +252,8 @@ func (f *factory) printCompact(res *compact.Result) error {
 
 // printFailures names on stderr every unit or file that failed.
 func (f *factory) printFailures(res *compact.Result) {
-	var failed []compact.Failure
-	if res.Plan != nil {
-		failed = res.Plan.Failed
-	}
-	for _, fl := range append(append([]compact.Failure{}, failed...), res.Failed...) {
-		f.errorf("compact %s", fl)
+	for _, l := range res.FailureLines() {
+		f.errorf("compact %s", l)
 	}
 }
 

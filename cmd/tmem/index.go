@@ -108,7 +108,7 @@ func (f *factory) notIndexed(errs []string) error {
 			f.errorf("recall: not indexed: %s", e)
 		}
 	}
-	return fmt.Errorf("index: %d file(s) left out, recall cannot find them (see 'tmem doctor'): %s", len(errs), errs[0])
+	return fmt.Errorf("index: %d file(s) left out, named above: recall cannot find them (see 'tmem doctor')", len(errs))
 }
 
 // printIndexed reports an index run: JSON under --json, else a summary on
