@@ -91,11 +91,11 @@ func (j *journal) begin(p *Plan) error {
 	if err := j.remove(donePath); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(p, "", " ")
+	// Encoded straight to the file: the plan holds every file it writes,
+	// and a first run over years of dailies plans hundreds of MB, which
+	// encoding in memory (and indenting) held two and three times over.
+	err := j.ws.WriteFileFrom(journalPath, func(w io.Writer) error { return json.NewEncoder(w).Encode(p) })
 	if err != nil {
-		return fmt.Errorf("compact journal: %w", err)
-	}
-	if err := j.ws.WriteFile(journalPath, b); err != nil {
 		return fmt.Errorf("compact journal: %w", err)
 	}
 	j.tick()

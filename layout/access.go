@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"bufio"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -296,7 +297,7 @@ func (w *Workspace) EntryCheck(dir string, e fs.DirEntry) (fs.FileInfo, error) {
 // fsynced. A crash leaves the old file or the new one. rel itself must
 // not be a symlink: tmem does not write through links.
 func (w *Workspace) writeAtomic(rel string, data []byte) error {
-	return w.replace(rel, data, nil)
+	return w.replace(rel, data, nil, nil)
 }
 
 // guard runs just before replace renames its temp file over name; the
@@ -304,8 +305,9 @@ func (w *Workspace) writeAtomic(rel string, data []byte) error {
 // leaves the file as it is.
 type guard func(r *os.Root, name string) (after func() error, err error)
 
-// replace is writeAtomic with an optional guard around the rename.
-func (w *Workspace) replace(rel string, data []byte, g guard) (err error) {
+// replace is writeAtomic with an optional guard around the rename. With
+// from set, the content is what from writes, not data.
+func (w *Workspace) replace(rel string, data []byte, from func(io.Writer) error, g guard) (err error) {
 	defer w.explain(rel, &err)
 	r, name, err := w.rootAt(rel, true)
 	if err != nil {
@@ -323,7 +325,10 @@ func (w *Workspace) replace(rel string, data []byte, g guard) (err error) {
 		keep = st.Mode().Perm()
 	}
 	tmp := filepath.Join(dir, "."+filepath.Base(name)+".tmp-"+randomSuffix())
-	if err := writeSynced(r, tmp, data, keep); err != nil {
+	if from == nil {
+		from = func(wr io.Writer) error { _, err := wr.Write(data); return err }
+	}
+	if err := writeSynced(r, tmp, from, keep); err != nil {
 		r.Remove(tmp)
 		return opError("create", rel, err)
 	}
@@ -356,10 +361,10 @@ const (
 	newDirMode  fs.FileMode = 0o777
 )
 
-// writeSynced creates name with data, fsynced: with the mode keep, as it
-// is, when it replaces a file of that mode, else newFileMode less the
-// umask.
-func writeSynced(r *os.Root, name string, data []byte, keep fs.FileMode) error {
+// writeSynced creates name with what from writes, fsynced: with the mode
+// keep, as it is, when it replaces a file of that mode, else newFileMode
+// less the umask.
+func writeSynced(r *os.Root, name string, from func(io.Writer) error, keep fs.FileMode) error {
 	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, newFileMode)
 	if err != nil {
 		return err
@@ -370,7 +375,16 @@ func writeSynced(r *os.Root, name string, data []byte, keep fs.FileMode) error {
 			return err
 		}
 	}
-	return writeClose(f, data)
+	bw := bufio.NewWriterSize(f, 64<<10)
+	if err := from(bw); err != nil {
+		f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return writeClose(f, nil)
 }
 
 // writeClose writes data to f, fsyncs and closes it.

@@ -4,8 +4,12 @@ package layout
 
 import (
 	"context"
+	"errors"
+	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -59,5 +63,40 @@ func TestWritesKeepModes(t *testing.T) {
 		if m := mode(daily); m != want {
 			t.Errorf("after a rewrite of a %o daily: mode %o", want, m)
 		}
+	}
+}
+
+// TestWriteFileFrom writes what a func writes, keeping the file's mode;
+// an error from the func leaves the file as it was, and no temp file.
+func TestWriteFileFrom(t *testing.T) {
+	w := newWorkspace(t, "beacon")
+	const rel = ".tmp/compact/journal.json"
+	if err := w.WriteFileFrom(rel, func(wr io.Writer) error { _, err := io.WriteString(wr, "first"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(w.Abs(rel), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("encoder failed")
+	if err := w.WriteFileFrom(rel, func(wr io.Writer) error { io.WriteString(wr, "half"); return boom }); !errors.Is(err, boom) {
+		t.Errorf("a failing write: %v, want its error", err)
+	}
+	if b, _ := os.ReadFile(w.Abs(rel)); string(b) != "first" {
+		t.Errorf("after a failing write the file holds %q, want it as it was", b)
+	}
+	if err := w.WriteFileFrom(rel, func(wr io.Writer) error { _, err := io.WriteString(wr, strings.Repeat("x", 200<<10)); return err }); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(w.Abs(rel))
+	if err != nil || len(b) != 200<<10 {
+		t.Errorf("after a 200 KiB write: %d bytes, %v", len(b), err)
+	}
+	st, _ := os.Stat(w.Abs(rel))
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %o, want 600 kept", st.Mode().Perm())
+	}
+	ents, _ := os.ReadDir(filepath.Dir(w.Abs(rel)))
+	if len(ents) != 1 {
+		t.Errorf("the folder holds %d entries, want the file alone", len(ents))
 	}
 }

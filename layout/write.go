@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -95,6 +96,16 @@ func (w *Workspace) Rename(from, to string) (err error) {
 		return opError("rename", from, err)
 	}
 	return nil
+}
+
+// WriteFileFrom is WriteFile for content too large to hold twice in
+// memory: write writes it, through a buffer, straight to the temp file.
+// An error from write leaves the file as it was.
+func (w *Workspace) WriteFileFrom(rel string, write func(io.Writer) error) error {
+	if err := checkRel(rel); err != nil {
+		return err
+	}
+	return w.replace(rel, nil, write, nil)
 }
 
 // WriteAtomic replaces the file at abs with data: a reader sees the old
