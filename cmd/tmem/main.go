@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	_ "time/tzdata" // --tz works where the system has no zone database (Windows without Go, minimal containers)
 )
 
 func main() {

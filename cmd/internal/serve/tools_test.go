@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	_ "time/tzdata" // America/New_York wherever the tests run
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -79,13 +80,20 @@ func texts(res *mcp.CallToolResult) string {
 // teammate ("" for unbound).
 func serviceOf(t *testing.T, ws *layout.Workspace, teammate string) *Service {
 	t.Helper()
-	now := func() time.Time { return time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC) }
+	return serviceAt(t, ws, teammate, time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC), nil)
+}
+
+// serviceAt is serviceOf with the clock stopped at at, and "today" in loc
+// (nil: at's own zone).
+func serviceAt(t *testing.T, ws *layout.Workspace, teammate string, at time.Time, loc *time.Location) *Service {
+	t.Helper()
+	now := func() time.Time { return at }
 	ix, err := recall.Open(ws, recall.Options{Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
-	svc, err := New(Options{Workspace: ws, Index: ix, Now: now, Teammate: teammate})
+	svc, err := New(Options{Workspace: ws, Index: ix, Now: now, Teammate: teammate, Location: loc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,19 +161,9 @@ func TestLogInServerZone(t *testing.T) {
 	ws := layouttest.Copy(t, filepath.Join("..", "..", "..", "testdata", "example", ".teammates"))
 	ny, err := time.LoadLocation("America/New_York")
 	if err != nil {
-		t.Skip("no zone data:", err)
-	}
-	now := func() time.Time { return time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC) }
-	ix, err := recall.Open(ws, recall.Options{Now: now})
-	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ix.Close() })
-	svc, err := New(Options{Workspace: ws, Index: ix, Now: now, Location: ny})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { svc.Close() })
+	svc := serviceAt(t, ws, "", time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC), ny)
 	var out struct {
 		Path string `json:"path"`
 	}
