@@ -32,18 +32,16 @@ type manifest struct {
 	// Stats is what BM25 needs of the whole index: a header-only read
 	// fills it in from the header; encode sums it up from Files.
 	Stats fieldStats
-	// NotIndexed is, from a header-only read, why each file listed but
-	// not indexed was left out (see notIndexed).
+	// NotIndexed is why each file listed but not indexed was left out,
+	// by path, as the manifest was last read or encoded (see
+	// notIndexed): a search reports it without going through Files.
 	NotIndexed []string
 }
 
 // notIndexed lists why each file listed but not indexed was left out, by
-// path: from Files when they were read, else from the header.
+// path.
 func (m *manifest) notIndexed() []string {
-	if m.Files == nil {
-		return m.NotIndexed
-	}
-	paths := make([]string, 0)
+	var paths []string
 	for p, f := range m.Files {
 		if f.Err != "" {
 			paths = append(paths, p)
@@ -152,8 +150,8 @@ func (m *manifest) weeklies() []weeklyRef {
 // is detected on reading.
 func (m *manifest) encode() ([]byte, error) {
 	var head, files bytes.Buffer
-	m.Stats = m.stats()
-	h := manifestHeader{Schema: m.Schema, Chunker: m.Chunker, Embedder: m.Embedder, Unembedded: m.Unembedded, Store: m.Store, Weeklies: m.weeklies(), Stats: m.Stats, NotIndexed: m.notIndexed()}
+	m.Stats, m.NotIndexed = m.stats(), m.notIndexed()
+	h := manifestHeader{Schema: m.Schema, Chunker: m.Chunker, Embedder: m.Embedder, Unembedded: m.Unembedded, Store: m.Store, Weeklies: m.weeklies(), Stats: m.Stats, NotIndexed: m.NotIndexed}
 	if err := gob.NewEncoder(&head).Encode(h); err != nil {
 		return nil, fmt.Errorf("encode manifest: %w", err)
 	}

@@ -153,7 +153,7 @@ func (ix *Index) searchOnce(ctx context.Context, names []string, q Query, k int,
 		var why []string
 		for _, s := range scopes {
 			if s.man != nil {
-				why = append(why, s.man.notIndexed()...)
+				why = append(why, s.man.NotIndexed...)
 			}
 		}
 		q.NotIndexed(why)
