@@ -31,8 +31,10 @@ type InitResult struct {
 	Created []string `json:"created"`
 }
 
-// gitignore keeps the rebuildable index and scratch files out of git.
-const gitignore = `# tmem: rebuildable recall indexes and scratch state
+// Gitignore is the .gitignore Init writes in the workspace: it keeps the
+// rebuildable indexes and scratch files (locks, journal, sessions) out of
+// git.
+const Gitignore = `# tmem: rebuildable recall indexes and scratch state
 .index/
 */.index/
 .tmp/
@@ -94,7 +96,7 @@ func initFiles(w *Workspace, mates []TeammateSpec) ([]initFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := []initFile{{".gitignore", []byte(gitignore)}, {".gitattributes", []byte(GitAttributes)}, {"CROSS-TEAM.md", ct}}
+	files := []initFile{{".gitignore", []byte(Gitignore)}, {".gitattributes", []byte(GitAttributes)}, {"CROSS-TEAM.md", ct}}
 	for _, m := range mates {
 		title := strings.ToUpper(m.Name[:1]) + m.Name[1:]
 		if m.Role != "" {

@@ -3,6 +3,7 @@ package merge
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tmemhq/tmem/layout"
 )
@@ -33,14 +34,34 @@ func Setup(w *layout.Workspace, command string) (changed bool, err error) {
 	return true, g.Register(command)
 }
 
-// Check reports, as an info finding, a workspace in a git repository
-// whose config does not define the driver yet; outside git it says
+// Check reports, as info findings, a workspace in a git repository whose
+// config does not define the driver yet (or an earlier tmem's), and one
+// whose indexes and scratch files git would track; outside git it says
 // nothing.
 func Check(w *layout.Workspace) []layout.Finding {
 	g := Git{Dir: w.Root}
 	if !g.InRepo() {
 		return nil
 	}
+	var out []layout.Finding
+	if !scratchIgnored(w) {
+		out = append(out, layout.Finding{Path: ".gitignore", Severity: layout.SevInfo,
+			Message: "git would track the recall indexes and .tmp/ (locks, journal, sessions), rebuildable scratch; run 'tmem doctor --fix' to write the .gitignore tmem init writes, if there is none"})
+	}
+	return append(out, driverFindings(g)...)
+}
+
+// scratchIgnored reports whether git ignores the workspace's .tmp folder
+// and a teammate's index, where tmem keeps what it can rebuild.
+func scratchIgnored(w *layout.Workspace) bool {
+	paths := []string{".tmp/locks/x.lock", "x/.index/manifest.bin"}
+	out, err := Git{Dir: w.Root}.run(nil, append([]string{"check-ignore", "--no-index"}, paths...)...)
+	return err == nil && len(strings.Fields(string(out))) == len(paths)
+}
+
+// driverFindings reports a repository without the driver, or with an
+// earlier tmem's.
+func driverFindings(g Git) []layout.Finding {
 	v, err := g.driver()
 	if err != nil {
 		return nil
@@ -56,8 +77,10 @@ func Check(w *layout.Workspace) []layout.Finding {
 		Message: "the tmem merge driver is not set up in this repository: git merges memory files line by line and two machines' appends conflict; run 'tmem doctor --fix'"}}
 }
 
-// Fix sets up the driver (see Setup) and settles compacted dailies a merge
-// left in conflict (see Git.ResolveDeleted); it returns what it did.
+// Fix sets up the driver (see Setup), writes the workspace's .gitignore
+// when git would track its indexes and scratch files and it has none, and
+// settles compacted dailies a merge left in conflict (see
+// Git.ResolveDeleted); it returns what it did.
 func Fix(w *layout.Workspace, command string) ([]string, error) {
 	changed, err := Setup(w, command)
 	if errors.Is(err, ErrNoRepo) {
@@ -67,6 +90,13 @@ func Fix(w *layout.Workspace, command string) ([]string, error) {
 		return nil, err
 	}
 	var did []string
+	if !scratchIgnored(w) {
+		if err := w.CreateFile(".gitignore", []byte(layout.Gitignore)); err == nil {
+			did = append(did, "wrote .gitignore: git no longer tracks the recall indexes and .tmp/ (locks, journal, sessions)")
+		} else if !errors.Is(err, layout.ErrExists) {
+			return did, err
+		}
+	}
 	if changed {
 		did = append(did, "set up the tmem merge driver in the repository's git config (merge."+DriverName+".driver), falling back to git merge-file where git cannot find tmem")
 	}

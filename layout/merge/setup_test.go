@@ -1,6 +1,7 @@
 package merge_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,4 +62,15 @@ func TestSetupDriver(t *testing.T) {
 	if d := driver(); d != "my-merger %O %A %B" {
 		t.Errorf("a person's driver became %q", d)
 	}
+
+	// A workspace made by hand, with no .gitignore: git would track .tmp/.
+	if err := os.Remove(filepath.Join(w.Root, ".gitignore")); err != nil {
+		t.Fatal(err)
+	}
+	check("git would track the recall indexes and .tmp/")
+	fix(true)
+	if b, err := os.ReadFile(filepath.Join(w.Root, ".gitignore")); err != nil || string(b) != layout.Gitignore {
+		t.Errorf(".gitignore %q, %v; want what init writes", b, err)
+	}
+	check("")
 }
