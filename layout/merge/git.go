@@ -96,9 +96,15 @@ func (g Git) driver() (string, error) {
 const oldDriverArgs = " merge-driver %O %A %B %P"
 
 // withoutFallback returns the program of a driver command an earlier tmem
-// registered; ok is false for any other command (the current one, or one
-// a person wrote).
+// registered: the bare one, or the first fallback, whose message put the
+// file name inside double quotes, where a name's $(…) ran. ok is false
+// for any other command (the current one, or one a person wrote).
 func withoutFallback(v string) (program string, ok bool) {
+	if rest, found := strings.CutPrefix(v, "if command -v '"); found && strings.Contains(v, `merging %P line by line`) {
+		quoted, _, _ := strings.Cut(rest, "' >/dev/null")
+		program = strings.ReplaceAll(quoted, `'\''`, "'")
+		return program, program != "" && driverCommand(program) != v
+	}
 	program, ok = strings.CutSuffix(v, oldDriverArgs)
 	return program, ok && program != "" && !strings.ContainsAny(program, " '\"$;|&")
 }
@@ -121,8 +127,10 @@ func (g Git) Register(command string) error {
 // marks the conflicts as a merge without the driver would, and says why.
 func driverCommand(command string) string {
 	q := shellQuote(command)
+	// Git puts each %-path in single quotes: they are used bare, never
+	// inside double quotes, where a file name's $(…) would run.
 	return "if command -v " + q + " >/dev/null 2>&1; then " + q + " merge-driver %O %A %B %P; " +
-		"else echo \"tmem merge driver: \"" + q + "\" not found; merging %P line by line, with conflict markers\" >&2; " +
+		"else echo \"tmem merge driver: \"" + q + "\" not found; merging \"%P\" line by line, with conflict markers\" >&2; " +
 		"git merge-file -L ours -L base -L theirs %A %O %B; fi"
 }
 

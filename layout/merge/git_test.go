@@ -2,11 +2,15 @@ package merge_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tmemhq/tmem/layout"
+	"github.com/tmemhq/tmem/layout/merge"
 )
 
 var day = time.Date(2026, 3, 9, 9, 0, 0, 0, time.UTC)
@@ -149,7 +153,55 @@ func TestDriverMissingKeepsBothSides(t *testing.T) {
 			t.Errorf("the daily lacks %q:\n%s", want, daily)
 		}
 	}
-	if !strings.Contains(out, "not found; merging '.teammates/"+dailyRel+"' line by line") {
+	if !strings.Contains(out, "not found; merging .teammates/"+dailyRel+" line by line") {
 		t.Errorf("git's output does not say the driver was not found:\n%s", out)
+	}
+}
+
+// TestDriverFallbackQuotesThePath merges, with the driver's program not
+// there, a memory file whose name holds $(…), `…` and a double quote: the
+// fallback names it on stderr and runs nothing the name says.
+func TestDriverFallbackQuotesThePath(t *testing.T) {
+	gitEnv(t)
+	dir := t.TempDir()
+	git(t, dir, "init", "--quiet", "-b", "main")
+	if err := (merge.Git{Dir: dir}).Register(filepath.Join(t.TempDir(), "no such tmem")); err != nil {
+		t.Fatal(err)
+	}
+	pwned := filepath.Join(dir, "pwned") // git runs the driver at the top of the work tree
+	name := "a$(touch pwned1)`touch pwned2`\";touch pwned3;\".md"
+	write := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("*.md merge=tmem\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write("# a\n\nbase\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "--quiet", "-m", "base")
+	git(t, dir, "checkout", "--quiet", "-b", "other")
+	write("# a\n\ntheirs\n")
+	git(t, dir, "commit", "--quiet", "-am", "theirs")
+	git(t, dir, "checkout", "--quiet", "main")
+	write("# a\n\nours\n")
+	git(t, dir, "commit", "--quiet", "-am", "ours")
+	out, err := gitErr(dir, "merge", "other")
+	if err == nil {
+		t.Fatal("the merge succeeded")
+	}
+	for i := 1; i <= 3; i++ {
+		if _, err := os.Stat(pwned + strconv.Itoa(i)); err == nil {
+			t.Errorf("the file name ran a command (pwned%d)", i)
+		}
+	}
+	if !strings.Contains(out, "not found; merging") || !strings.Contains(out, "touch") {
+		t.Errorf("git's output does not name the file:\n%s", out)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, name))
+	if !strings.Contains(string(b), "theirs") || !strings.Contains(string(b), "ours") {
+		t.Errorf("the file lost a side:\n%s", b)
 	}
 }

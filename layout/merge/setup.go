@@ -68,7 +68,7 @@ func driverFindings(g Git) []layout.Finding {
 	}
 	if _, old := withoutFallback(v); old {
 		return []layout.Finding{{Path: ".gitattributes", Severity: layout.SevInfo,
-			Message: "the tmem merge driver was set up by an earlier tmem, without a fallback: where git cannot find tmem, a merge keeps this side's memory files alone, without conflict markers; run 'tmem doctor --fix'"}}
+			Message: "the tmem merge driver was set up by an earlier tmem: where git cannot find tmem, a merge keeps this side's memory files alone, without conflict markers, or runs what a file's name says; run 'tmem doctor --fix'"}}
 	}
 	if v != "" {
 		return nil

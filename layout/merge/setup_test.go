@@ -50,10 +50,18 @@ func TestSetupDriver(t *testing.T) {
 	fix(false)
 
 	git(t, dir, "config", "merge.tmem.driver", "/opt/tmem/bin/tmem merge-driver %O %A %B %P")
-	check("earlier tmem, without a fallback")
+	check("set up by an earlier tmem")
 	fix(true)
 	if d := driver(); !strings.HasPrefix(d, "if command -v '/opt/tmem/bin/tmem' ") {
 		t.Errorf("driver set up again %q, want it for /opt/tmem/bin/tmem", d)
+	}
+
+	// The first fallback put %P inside double quotes.
+	git(t, dir, "config", "merge.tmem.driver", `if command -v '/opt/tmem/bin/tmem' >/dev/null 2>&1; then '/opt/tmem/bin/tmem' merge-driver %O %A %B %P; else echo "tmem merge driver: "'/opt/tmem/bin/tmem'" not found; merging %P line by line, with conflict markers" >&2; git merge-file -L ours -L base -L theirs %A %O %B; fi`)
+	check("set up by an earlier tmem")
+	fix(true)
+	if d := driver(); strings.Contains(d, "merging %P") || !strings.Contains(d, `merging "%P" line by line`) {
+		t.Errorf("driver set up again %q, want %%P out of the double quotes", d)
 	}
 
 	git(t, dir, "config", "merge.tmem.driver", "my-merger %O %A %B")
