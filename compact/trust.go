@@ -81,18 +81,43 @@ func namedFiles(dir string, args []string) map[string]string {
 		if err != nil {
 			continue
 		}
-		rel, err := filepath.Rel(root, real)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			continue // outside the project: no commit changes it
+		key, sum := "", ""
+		if rel, in := within(root, real); in {
+			key, sum = rel, ""
+			if s, ok := contentSum(real); ok {
+				sum = s
+			}
+		} else if rel, in := linkIn(root, dir, p); in && real != p {
+			// A link in the project to a file outside it: a commit can
+			// point it elsewhere, so where it leads is trusted.
+			key, sum = rel, "link to "+real
 		}
-		if sum, ok := contentSum(real); ok {
+		if sum != "" {
 			if out == nil {
 				out = map[string]string{}
 			}
-			out[filepath.ToSlash(rel)] = sum
+			out[key] = sum
 		}
 	}
 	return out
+}
+
+// linkIn is within for p, a path not resolved, against the project
+// folder as named (dir) or resolved (root).
+func linkIn(root, dir, p string) (string, bool) {
+	if rel, in := within(root, p); in {
+		return rel, true
+	}
+	return within(dir, p)
+}
+
+// within returns p relative to root, slash-separated, when it is inside.
+func within(root, p string) (string, bool) {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
 }
 
 // contentSum is the SHA-256 of a regular file's content.

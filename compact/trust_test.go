@@ -246,3 +246,28 @@ func TestTrustCoversScriptsInTheProject(t *testing.T) {
 		t.Errorf("after the script changed: %v, want it untrusted", err)
 	}
 }
+
+// TestTrustCoversLinksOutOfTheProject: a script named by the command that
+// is a link in the project to a file outside it is trusted by where it
+// leads: a commit that points it elsewhere changes the reach.
+func TestTrustCoversLinksOutOfTheProject(t *testing.T) {
+	project, outside := t.TempDir(), t.TempDir()
+	for _, name := range []string{"a.sh", "b.sh"} {
+		if err := os.WriteFile(filepath.Join(outside, name), []byte("echo "+name+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(project, "sum.sh")
+	reach := func(target string) map[string]string {
+		t.Helper()
+		os.Remove(link)
+		if err := os.Symlink(filepath.Join(outside, target), link); err != nil {
+			t.Fatal(err)
+		}
+		return namedFiles(project, []string{"sh", "sum.sh"})
+	}
+	a, b := reach("a.sh"), reach("b.sh")
+	if len(a) != 1 || !strings.HasPrefix(a["sum.sh"], "link to ") || a["sum.sh"] == b["sum.sh"] {
+		t.Errorf("reach through the link: %v, then %v; want where it leads, differing", a, b)
+	}
+}

@@ -47,9 +47,12 @@ type Query struct {
 	// Filter, when set, keeps only hits of some kinds and days.
 	Filter *Filter
 	// NotIndexed, when set, is called once a search succeeds with why
-	// each file of the searched indexes was left out of them (it does not
-	// parse, it is over a limit, it cannot be read), as file:line:
-	// message: no hit comes from it, and the caller can say so.
+	// each memory file of the searched indexes that was read but left out
+	// of them (it does not parse, or is over a limit) was left out, as
+	// file:line: message: no hit comes from it, and the caller can say so.
+	// A file that could not be read at all (a link leading outside, not a
+	// regular file) is only warned of by the sync (Options.Warn) and
+	// counted in SyncStats.Errors.
 	NotIndexed func(why []string)
 	// LockWait bounds the wait for an index another call or process
 	// holds; 0 means Options.LockTimeout. The context builder, which can

@@ -185,7 +185,7 @@ var benchQueries = []string{
 	"alerting rules fired overnight",
 }
 
-func benchQuery(b *testing.B, name string, gen benchgen.Options, teammates []string) {
+func benchQuery(b *testing.B, name string, gen benchgen.Options, teammates []string, filter *Filter) {
 	ws := benchWorkspace(b, name, gen)
 	opts := benchOptions()
 	phases := map[string]time.Duration{}
@@ -209,7 +209,7 @@ func benchQuery(b *testing.B, name string, gen benchgen.Options, teammates []str
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		if _, err := ix.Search(ctx, Query{Text: benchQueries[i%len(benchQueries)], Teammates: teammates, NoSync: true}); err != nil {
+		if _, err := ix.Search(ctx, Query{Text: benchQueries[i%len(benchQueries)], Teammates: teammates, NoSync: true, Filter: filter}); err != nil {
 			b.Fatal(err)
 		}
 		durs = append(durs, time.Since(t0))
@@ -225,15 +225,23 @@ func benchQuery(b *testing.B, name string, gen benchgen.Options, teammates []str
 }
 
 // BenchmarkQuery100kAll searches every teammate of a 100k-chunk workspace.
-func BenchmarkQuery100kAll(b *testing.B) { benchQuery(b, "100k", gen100k, nil) }
+func BenchmarkQuery100kAll(b *testing.B) { benchQuery(b, "100k", gen100k, nil, nil) }
 
 // BenchmarkQuery100kOneOf25 searches one teammate of the same workspace.
-func BenchmarkQuery100kOneOf25(b *testing.B) { benchQuery(b, "100k", gen100k, []string{"atlas"}) }
+func BenchmarkQuery100kOneOf25(b *testing.B) { benchQuery(b, "100k", gen100k, []string{"atlas"}, nil) }
 
 // BenchmarkQuery100kSingle searches one teammate whose index alone holds
 // about 100,000 chunks.
 func BenchmarkQuery100kSingle(b *testing.B) {
-	benchQuery(b, "100k-single", gen100kOne, []string{"atlas"})
+	benchQuery(b, "100k-single", gen100kOne, []string{"atlas"}, nil)
+}
+
+// BenchmarkQuery100kSingleFiltered is Query100kSingle asking only for
+// typed memories and summaries of the last two years (memory_search's
+// kinds and since), which BM25 applies to every chunk.
+func BenchmarkQuery100kSingleFiltered(b *testing.B) {
+	f := &Filter{Kinds: []string{"typed", "weekly", "monthly"}, Since: "2025-01-01"}
+	benchQuery(b, "100k-single", gen100kOne, []string{"atlas"}, f)
 }
 
 // BenchmarkQueryHugeTask searches one teammate of the 10k-chunk

@@ -5,13 +5,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tmemhq/tmem/recall/hashembed"
 )
 
 // filterWorkspace is the fixture workspace with 150 dailies (2026-01-05 on,
 // one a day) that each say "okapi" many times, one typed memory and one
 // weekly summary (2026-W30, 20 to 26 July) that say it once, among other
 // words: unfiltered, the dailies fill the top 10.
-func filterWorkspace(t *testing.T) *Index {
+func filterWorkspace(t *testing.T, opts ...Options) *Index {
 	t.Helper()
 	ws := newWorkspace(t, "ws")
 	for i := 0; i < 150; i++ {
@@ -22,8 +24,32 @@ func filterWorkspace(t *testing.T) *Index {
 		"The feed comes from a vendor in Lisbon; the contract renews each spring and names the okapi exporter, who bills monthly.\n")
 	writeFile(t, ws, "beacon/memory/weekly/2026-W30.md", "# Week 2026-W30\n\n## Summary\n\n"+
 		"Moved the archive tier to cold storage, trimmed the dashboards and checked the okapi exporter once.\n")
-	ix, _ := openIndex(t, ws, Options{})
+	o := Options{}
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	ix, _ := openIndex(t, ws, o)
 	return ix
+}
+
+// TestFilterHybrid filters a hybrid search: the vector list is filtered
+// before it is fused, so every hit is of a kind asked for and the vector
+// side still ranks them.
+func TestFilterHybrid(t *testing.T) {
+	ix := filterWorkspace(t, Options{Embedder: hashembed.Embedder{}})
+	q := Query{Text: "okapi exporter vendor", Teammates: []string{"beacon"}, K: 5, RecencyDepth: -1, Filter: &Filter{Kinds: []string{"typed", "weekly"}}}
+	hits := runSearch(t, ix, q)
+	vector := false
+	for _, h := range hits {
+		if h.Kind != "typed" && h.Kind != "weekly" {
+			t.Errorf("hit %s is %s", h.Path, h.Kind)
+		}
+		vector = vector || slices.Contains(h.Reason, "vector")
+	}
+	got := paths(hits)
+	if !vector || !slices.Contains(got, "beacon/memory/project_okapi_feed.md") || !slices.Contains(got, "beacon/memory/weekly/2026-W30.md") {
+		t.Errorf("hits %v, want the okapi memory and weekly among them, ranked by vectors too", got)
+	}
 }
 
 func TestFilterFindsRareKinds(t *testing.T) {

@@ -378,6 +378,13 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 	if err != nil {
 		return nil, err
 	}
+	if q.Filter.active() && len(vec) > 0 {
+		// Filtered before fusion, as BM25's list is: a rank or score
+		// among chunks the filter drops would weigh the vector list down.
+		if vec, err = filterScored(scopes, vec, metas, q.Filter, ix.candidates(k)); err != nil {
+			return nil, err
+		}
+	}
 	fused := fuse(r, bmList, vec)
 
 	depth := r.RecencyDepth
@@ -428,6 +435,25 @@ func (ix *Index) searchScopes(ctx context.Context, scopes []*scope, q Query, k i
 	}
 	redactHits(hits)
 	return hits, nil
+}
+
+// filterScored keeps the best n of list that f keeps, loading their
+// chunks into metas.
+func filterScored(scopes []*scope, list []scored, metas map[string]Chunk, f *Filter, n int) ([]scored, error) {
+	ids := make([]string, len(list))
+	for i, x := range list {
+		ids[i] = x.id
+	}
+	if err := fetchChunks(scopes, ids, metas); err != nil {
+		return nil, err
+	}
+	out := list[:0]
+	for _, x := range list {
+		if c, ok := metas[x.id]; ok && f.keeps(c) && len(out) < n {
+			out = append(out, x)
+		}
+	}
+	return out, nil
 }
 
 // pendingBM25 is a BM25 ranking under way (see startBM25).
