@@ -89,8 +89,6 @@ func (p *Plan) WriteText(w io.Writer) error {
 	return err
 }
 
-// String is the failure as a line names it: the unit, then the error,
-// the unit said once when the error starts with it (a file with its line).
 // FailureLines says what failed, a line each, for stderr: every unit or
 // file that failed, except that the units of a teammate not applied after
 // one of its own failed (a full disk fails every one after it) are
@@ -120,6 +118,8 @@ func (r *Result) FailureLines() []string {
 	return out
 }
 
+// String is the failure as a line names it: the unit, then the error,
+// the unit said once when the error starts with it (a file with its line).
 func (f Failure) String() string {
 	if strings.HasPrefix(f.Error, f.Unit+":") {
 		return f.Error
