@@ -297,7 +297,7 @@ func (w *Workspace) EntryCheck(dir string, e fs.DirEntry) (fs.FileInfo, error) {
 // fsynced. A crash leaves the old file or the new one. rel itself must
 // not be a symlink: tmem does not write through links.
 func (w *Workspace) writeAtomic(rel string, data []byte) error {
-	return w.replace(rel, data, nil, nil)
+	return w.replace(rel, bytesOut(data), nil)
 }
 
 // guard runs just before replace renames its temp file over name; the
@@ -305,9 +305,9 @@ func (w *Workspace) writeAtomic(rel string, data []byte) error {
 // leaves the file as it is.
 type guard func(r *os.Root, name string) (after func() error, err error)
 
-// replace is writeAtomic with an optional guard around the rename. With
-// from set, the content is what from writes, not data.
-func (w *Workspace) replace(rel string, data []byte, from func(io.Writer) error, g guard) (err error) {
+// replace writes what from writes to rel atomically, as writeAtomic, with
+// an optional guard around the rename.
+func (w *Workspace) replace(rel string, from func(io.Writer) error, g guard) (err error) {
 	defer w.explain(rel, &err)
 	r, name, err := w.rootAt(rel, true)
 	if err != nil {
@@ -325,9 +325,6 @@ func (w *Workspace) replace(rel string, data []byte, from func(io.Writer) error,
 		keep = st.Mode().Perm()
 	}
 	tmp := filepath.Join(dir, "."+filepath.Base(name)+".tmp-"+randomSuffix())
-	if from == nil {
-		from = func(wr io.Writer) error { _, err := wr.Write(data); return err }
-	}
 	if err := writeSynced(r, tmp, from, keep); err != nil {
 		r.Remove(tmp)
 		return opError("create", rel, err)
@@ -360,6 +357,11 @@ const (
 	newFileMode fs.FileMode = 0o666
 	newDirMode  fs.FileMode = 0o777
 )
+
+// bytesOut is a content func for replace that writes data.
+func bytesOut(data []byte) func(io.Writer) error {
+	return func(wr io.Writer) error { _, err := wr.Write(data); return err }
+}
 
 // writeSynced creates name with what from writes, fsynced: with the mode
 // keep, as it is, when it replaces a file of that mode, else newFileMode

@@ -66,7 +66,7 @@ func (w *Workspace) updateOnce(rel string, fn func(old []byte, exists bool) ([]b
 	if err := keepsReadable(rel, data); err != nil {
 		return err
 	}
-	return w.replace(rel, data, nil, func(r *os.Root, name string) (func() error, error) {
+	return w.replace(rel, bytesOut(data), func(r *os.Root, name string) (func() error, error) {
 		f, err := openUnchanged(r, rel, name, old, st, exists)
 		if err != nil || f == nil {
 			return func() error { return nil }, err

@@ -105,7 +105,7 @@ func (w *Workspace) WriteFileFrom(rel string, write func(io.Writer) error) error
 	if err := checkRel(rel); err != nil {
 		return err
 	}
-	return w.replace(rel, nil, write, nil)
+	return w.replace(rel, write, nil)
 }
 
 // WriteAtomic replaces the file at abs with data: a reader sees the old
