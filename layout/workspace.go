@@ -75,10 +75,10 @@ func Find(start string) (*Workspace, error) {
 	}
 	for {
 		if filepath.Base(dir) == DirName {
-			return owned(dir)
+			return owned(dir, nil)
 		}
 		if st, err := os.Stat(filepath.Join(dir, DirName)); err == nil && st.IsDir() {
-			return owned(filepath.Join(dir, DirName))
+			return owned(filepath.Join(dir, DirName), st)
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -408,11 +408,14 @@ func mayUse(uid int) bool {
 	return err == nil && me == 0 && uid == sudo
 }
 
-// owned returns the workspace at root unless another user owns it.
-func owned(root string) (*Workspace, error) {
-	st, err := os.Stat(root)
-	if err != nil {
-		return nil, fmt.Errorf("find workspace: %w", err)
+// owned returns the workspace at root unless another user owns it; st
+// is root's stat data, nil when not read yet.
+func owned(root string, st fs.FileInfo) (*Workspace, error) {
+	if st == nil {
+		var err error
+		if st, err = os.Stat(root); err != nil {
+			return nil, fmt.Errorf("find workspace: %w", err)
+		}
 	}
 	if uid, ok := ownerOf(st); ok && !mayUse(uid) {
 		return nil, fmt.Errorf("found %s, which %w (uid %d, not %d): tmem uses a workspace it finds only when it is yours; name it with --dir or TMEM_DIR to use it anyway", quote.IfNeeded(root), ErrNotOwned, uid, effectiveUID())
