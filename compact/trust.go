@@ -83,10 +83,7 @@ func namedFiles(dir string, args []string) map[string]string {
 		}
 		key, sum := "", ""
 		if rel, in := within(root, real); in {
-			key, sum = rel, ""
-			if s, ok := contentSum(real); ok {
-				sum = s
-			}
+			key, sum = rel, contentSum(real)
 		} else if rel, in := linkIn(root, dir, p); in && real != p {
 			// A link in the project to a file outside it: a commit can
 			// point it elsewhere, so where it leads is trusted.
@@ -114,27 +111,28 @@ func linkIn(root, dir, p string) (string, bool) {
 // within returns p relative to root, slash-separated, when it is inside.
 func within(root, p string) (string, bool) {
 	rel, err := filepath.Rel(root, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	if err != nil || !filepath.IsLocal(rel) {
 		return "", false
 	}
 	return filepath.ToSlash(rel), true
 }
 
-// contentSum is the SHA-256 of a regular file's content.
-func contentSum(path string) (string, bool) {
+// contentSum is the SHA-256 of a regular file's content, "" for anything
+// else or a file that cannot be read.
+func contentSum(path string) string {
 	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-		return "", false
+		return ""
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return "", false
+		return ""
 	}
 	defer f.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
-		return "", false
+		return ""
 	}
-	return hex.EncodeToString(h.Sum(nil)), true
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Empty reports whether the settings reach nothing.
